@@ -1,0 +1,67 @@
+"""pytest set-up shared by all tests.
+
+Core tests need nothing from here. Blender tests use the ``addon`` / ``scene`` fixtures,
+which load the checkout through Blender's real extension loader (the checkout is symlinked
+as ``<user resources>/extensions/user_default/capsule_collision``). ``bpy`` is imported
+lazily, once per process, after ``BLENDER_USER_RESOURCES`` and ``XDG_CACHE_HOME`` point to
+a temporary folder, so nothing is written into the home folder.
+
+No ``tests/__init__.py`` and no root ``conftest.py``: either would make pytest import the
+checkout as a package (running ``import bpy`` too early). See reference/blender_headless.md 7.2.
+"""
+
+import atexit
+import os
+import pathlib
+import shutil
+import sys
+import tempfile
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+ADDON_ID = "capsule_collision"  # = blender_manifest.toml id
+MODULE = f"bl_ext.user_default.{ADDON_ID}"
+
+if "BLENDER_USER_RESOURCES" not in os.environ:  # must happen before `import bpy`
+    _user = tempfile.mkdtemp(prefix="capsule_collision_bpy_user_")
+    atexit.register(shutil.rmtree, _user, True)
+    os.environ["BLENDER_USER_RESOURCES"] = _user
+os.environ.setdefault(
+    "XDG_CACHE_HOME", os.path.join(os.environ["BLENDER_USER_RESOURCES"], "cache")
+)
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # tests/oracle.py
+
+
+def _reraise(ex):
+    raise ex
+
+
+@pytest.fixture(scope="session")
+def bpy_module():
+    import bpy  # noqa: PLC0415  (once per process, after the environment is set)
+
+    return bpy
+
+
+@pytest.fixture(scope="session")
+def addon(bpy_module):
+    import addon_utils  # noqa: PLC0415
+
+    bpy = bpy_module
+    repo = os.path.join(bpy.utils.user_resource("EXTENSIONS"), "user_default")
+    os.makedirs(repo, exist_ok=True)
+    link = os.path.join(repo, ADDON_ID)
+    if not os.path.lexists(link):
+        os.symlink(ROOT, link)  # the checkout *is* the extension
+    mod = addon_utils.enable(MODULE, default_set=True, handle_error=_reraise)
+    assert mod is not None, f"{MODULE} did not load"
+    yield mod
+    addon_utils.disable(MODULE, default_set=True, handle_error=_reraise)
+
+
+@pytest.fixture
+def scene(addon, bpy_module):
+    bpy_module.ops.wm.read_homefile(use_empty=True)  # fresh empty scene, add-on stays enabled
+    return bpy_module.context.scene

@@ -1,0 +1,72 @@
+"""core/ must run without Blender, and every import inside the extension must be relative."""
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+BLENDER_MODULES = {"bpy", "bmesh", "mathutils", "gpu", "gpu_extras", "blf", "bpy_extras", "bl_math"}
+OWN_PACKAGES = {"core", "addon", "tools", "tests"}
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, 0, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            yield node.lineno, node.level, node.module or ""
+
+
+def _sources(folder):
+    files = sorted((ROOT / folder).rglob("*.py"))
+    assert files, f"no Python files under {folder}/"
+    return files
+
+
+@pytest.mark.parametrize("path", _sources("core"), ids=lambda p: p.name)
+def test_core_never_imports_blender(path):
+    bad = [
+        (line, name)
+        for line, level, name in _imports(path)
+        if level == 0 and name.split(".")[0] in BLENDER_MODULES
+    ]
+    assert not bad, f"{path.relative_to(ROOT)} imports Blender modules: {bad}"
+
+
+@pytest.mark.parametrize(
+    "path", [*_sources("core"), *_sources("addon"), ROOT / "__init__.py"], ids=str
+)
+def test_extension_imports_own_packages_relatively(path):
+    bad = [
+        (line, name)
+        for line, level, name in _imports(path)
+        if level == 0 and name.split(".")[0] in OWN_PACKAGES
+    ]
+    assert not bad, f"{path.relative_to(ROOT)} imports the project absolutely: {bad}"
+
+
+def test_purity_check_catches_a_blender_import(tmp_path):
+    """The checker itself must be able to fail (a test that cannot fail is a defect)."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("import numpy\nfrom mathutils import Vector\nimport bpy.types\n")
+    found = [name for _, level, name in _imports(probe) if name.split(".")[0] in BLENDER_MODULES]
+    assert found == ["mathutils", "bpy.types"]
+
+
+def test_core_imports_in_a_fresh_interpreter_without_blender():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, core; "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        f"{sorted(BLENDER_MODULES)!r}); "
+        "print(bad); sys.exit(1 if bad else 0)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
