@@ -6,7 +6,8 @@ from . import properties
 
 classes = properties.classes
 
-_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)
+# fake-bpy-module types register_classes_factory as returning None; it returns two functions.
+_register_classes, _unregister_classes = bpy.utils.register_classes_factory(classes)  # type: ignore[func-returns-value,misc]
 
 
 def register():

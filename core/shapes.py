@@ -35,7 +35,7 @@ class Capsule:
         self.b.flags.writeable = False
 
     @classmethod
-    def from_base_tip(cls, base, tip, radius) -> "Capsule":
+    def from_base_tip(cls, base, tip, radius) -> Capsule:
         """Capsule whose outermost points are ``base`` and ``tip`` (seed article 000).
 
         The segment runs from ``base + r*n`` to ``tip - r*n`` with ``n`` the unit base->tip
@@ -54,7 +54,7 @@ class Capsule:
         return cls(base + r * n, tip - r * n, r)
 
     @classmethod
-    def upright(cls, foot, height, radius, up=(0.0, 0.0, 1.0)) -> "Capsule":
+    def upright(cls, foot, height, radius, up=(0.0, 0.0, 1.0)) -> Capsule:
         """Capsule standing on ``foot`` (its lowest point), ``height`` tall including both caps.
 
         Raises ValueError when ``height < 2*radius`` or ``up`` is zero.
@@ -76,7 +76,7 @@ class Capsule:
         d = self.b - self.a
         return float(np.sqrt(d @ d))
 
-    def translated(self, offset) -> "Capsule":
+    def translated(self, offset) -> Capsule:
         """The same capsule moved by ``offset`` (3,) metres."""
         offset = as_point(offset, "offset")
         return Capsule(self.a + offset, self.b + offset, self.radius)

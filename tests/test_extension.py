@@ -17,7 +17,7 @@ def _bpy_dir():
     import importlib.util
 
     spec = importlib.util.find_spec("bpy")
-    assert spec is not None and spec.origin, "bpy is not installed (pip install -r requirements.txt)"
+    assert spec is not None and spec.origin, "bpy missing: pip install -r requirements.txt"
     return pathlib.Path(spec.origin).parent
 
 
