@@ -12,3 +12,103 @@ CONTACT_SLOP = 1e-7
 # direction (segment, triangle normal) is treated as degenerate (zero length / zero area).
 # 1e-24 relative squared = 1e-12 relative length: only true float-rounding degeneracy.
 DEGENERATE_REL2 = 1e-24
+
+# Relative padding of broadphase query boxes and of the plane-slab reject (core/mesh.py):
+# the pad is MESH_CULL_REL * (1 + coordinate scale + radius) metres. Culling is only an
+# optimisation; the exact kernels decide every surviving pair, so the pad only has to exceed
+# float64 rounding of a dot product (~1e-15 relative) by a wide margin.
+MESH_CULL_REL = 1e-9
+
+# Walkability (core/walkability.py): default half-width, in degrees, of the band around
+# vertical (90 deg from up) in which a face counts as a WALL rather than STEEP or CEILING.
+WALL_TOLERANCE_DEG = 5.0
+
+# Radians. classify_triangles counts a face whose slope is within this of the limit as AT the
+# limit (walkable): vertices built from sin/cos of the limit angle land ~1e-16 rad off it.
+# Far below the 1e-9 rad that must decide either way (tests/test_walkability.py).
+SLOPE_LIMIT_TOL_RAD = 1e-12
+
+# ---------------------------------------------------------------- character controller
+# (core/controller.py, core/walkthrough.py, core/audits.py)
+
+# Metres. A displacement shorter than this is not swept (float noise, not motion). Far below
+# Unity's minMoveDistance 0.001 so it never eats a real move at 240 Hz.
+CONTROLLER_MIN_MOVE = 1e-7
+
+# Multiple of skin_width: the floor counts as touched when the downward gap is within
+# GROUND_PROBE_SKINS * skin_width (moves stop skin_width short of surfaces, so the resting
+# gap is ~skin_width; twice that absorbs float drift without reaching the next step).
+GROUND_PROBE_SKINS = 2.0
+
+# Cosine: a contact supports the character when its normal (obstacle -> capsule) has at
+# least this up component, i.e. it touches the lower cap below ~87 deg from straight down.
+# Contacts at the equator (walls) never support. Pinned by test_controller (ledge perch).
+SUPPORT_MIN_COS = 0.05
+
+# Cosine: a contact whose normal is this parallel to its triangle's face normal is an
+# interior (face) contact; otherwise it is an edge/vertex contact and the ground state is
+# decided from all nearby contacts (a stair nosing belongs to a walkable tread).
+FACE_CONTACT_COS = 1.0 - 1e-6
+
+# Cosine of 75 deg (Jolt mWalkStairsCosAngleForwardContact): a step-up is only tried when
+# the desired direction pushes into the blocking obstacle at least this squarely, so
+# walking along a wall beside stairs never steps (test_controller).
+STEP_FORWARD_MIN_COS = 0.25881904510252074
+
+# Metres. Horizontal offset past the blocking contact at which the riser height is probed
+# by a ray (must land on the riser's top, not its face).
+STEP_PROBE_OFFSET = 0.01
+
+# Minimum cosine of the angle between the desired and achieved direction for the slide to
+# continue; a slide that turns back against the input (corner oscillation) stops (Quake).
+SLIDE_BACKTRACK_COS = 0.0
+
+# Gauss-Seidel passes and the number of deepest contacts per character used by the
+# penetration-recovery plane solver (Box2D mover style).
+DEPENETRATION_PASSES = 4
+DEPENETRATION_MAX_CONTACTS = 8
+
+# Walk-through verdicts (core/walkthrough.py).
+# A frame counts as blocked when the character advanced less than this fraction of the
+# desired horizontal step toward its target.
+BLOCKED_PROGRESS_FRACTION = 0.5
+# Seconds without STUCK_MIN_PROGRESS metres of progress along the path before `stuck`.
+STUCK_SECONDS = 1.0
+STUCK_MIN_PROGRESS = 0.05
+# Metres below the mesh's lowest point at which a falling character has left the level.
+FALL_OUT_OF_WORLD = 10.0
+# Extra walk time, seconds, in the default max_time = 3 * length / speed + WALK_TIME_SLACK.
+WALK_TIME_SLACK = 2.0
+
+# Dimensionless: sin^2 of the angle between two segments below which core.closest treats them as
+# parallel (and picks the midpoint of their overlap). At sin^2 <= 1e-30 (sin <= 1e-15, a few
+# float64 ulps) any pair on the overlap is within ~1e-15 * length of the true minimum, so the
+# choice only makes the answer deterministic and symmetric; above it the cross-product formula is
+# accurate (error ~ eps * length). Pinned by tests/test_closest.py::test_nearly_parallel_segments.
+PARALLEL_SIN2 = 1e-30
+
+# Dimensionless: (distance / scale)^2 below which the vector between the closest points of a
+# capsule's segment and an obstacle is float64 rounding noise (scale = size of the local
+# configuration), so core.contact treats the segment as touching/crossing the obstacle and pushes
+# out along the triangle normal (or the segments' common perpendicular) instead.
+# 1e-24 -> 1e-12 relative distance, ~1e4 ulps: direction errors above it stay below 1e-4 rad.
+CONTACT_DIRECTION_REL2 = 1e-24
+
+# Relative to the capsule radius (dimensionless). Swept tests (core/sweep.py): an entry whose
+# deepest penetration would be shallower than SWEEP_GRAZE_REL * radius is grazing, not a hit
+# (touching, grazing and sliding along a surface are misses by definition, and float rounding
+# of a tangent motion must not turn them into hits). Also the relative slack of "starts
+# penetrating": distance < radius * (1 - SWEEP_GRAZE_REL). 1e-10 * 0.35 m = 3.5e-11 m, far
+# above the rounding of tangency tests (~1e-16 relative) and far below anything physical.
+# Pinned by tests/test_sweep.py::test_sliding_and_grazing_are_not_hits.
+SWEEP_GRAZE_REL = 1e-10
+
+# Dimensionless, relative squared. A Minkowski face of the swept capsule-triangle test
+# (triangle face, or edge x segment parallelogram) whose width w satisfies
+# w**2 <= SWEEP_THIN_REL2 * radius**2 is skipped: its edges' cylinders cover it and the
+# first entry is then late by at most a depth of w**2 / (8 * radius) <= 1.25e-12 * radius,
+# whereas the unit normal of such a sliver has a rounding error of ~1e-16 / sin(angle).
+SWEEP_THIN_REL2 = 1e-11
+# Metres. A riser or tread measured by the step rays may exceed step_height by this much and
+# still be climbed (float rounding of the ray distance; far below any modelled riser).
+STEP_RISE_TOL = 1e-6
