@@ -1,0 +1,499 @@
+"""Triangle meshes at level scale: validated arrays, a BVH, exact capsule/sweep/ray queries.
+
+Every query equals a brute-force evaluation of the exact per-triangle kernels
+(``contact.capsule_triangle_many``, ``sweep.sweep_capsule_triangle_many``) over all triangles:
+the hierarchy and the plane-slab reject below only *cull* pairs that provably cannot touch
+(with a pad of ``MESH_CULL_REL``), and the kernels decide every surviving pair.
+
+Frame and units: world space, metres, Z up (``up`` is a parameter where it matters).
+
+Single-query path (``capsule_contacts``, ``penetrating_triangles``): the capsule's box is
+tested against every node of the BVH's entry level (<= ``BVH_ENTRY_NODES`` contiguous rows),
+then descends the remaining levels (3 numpy calls each) to the leaves' triangle slots, gathers
+one ``(k, 13)`` row per candidate (vertices, unit normal, plane offset), rejects triangles whose
+plane does not come within ``radius`` of the segment, and calls the exact kernel once on the
+survivors (none when nothing survives). ``SINGLE_QUERY_NUMPY_CALLS`` documents the count.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import contact as _contact
+from . import sweep as _sweep
+from ._validate import as_point, as_points, as_radii
+from .bvh import BVH
+from .constants import DEGENERATE_REL2, MESH_CULL_REL
+from .shapes import Capsule, Contact, Hit
+
+# numpy calls on the single-capsule path for a 1M-triangle mesh (entry level + 2 levels below
+# it), counted by hand: query box 5, entry level 4, 2 levels x ~6, leaf slots ~6, record gather
+# 1, plane-slab reject ~11 = ~39; then one exact-kernel call when a triangle survives (the
+# kernel itself is ~100+ ufunc calls) and ~6 calls to order the contacts.
+SINGLE_QUERY_NUMPY_CALLS = 39
+
+# Column layout of the per-triangle record ``TriangleMesh._rec`` (float64, (M, 17)).
+_A, _B, _C, _N, _OFF = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12), 12
+_CEN, _RAD = slice(13, 16), 16  # bounding sphere: centroid and max vertex distance
+_ZERO2 = np.zeros(2)
+
+
+class ContactBatch(NamedTuple):
+    """All penetrating (capsule, triangle) pairs of a batched query, flat arrays of length K.
+
+    query : (K,) int64 capsule index; triangle : (K,) int64 triangle index;
+    depth : (K,) float64 metres > 0; normal : (K, 3) unit, obstacle -> capsule;
+    point : (K, 3) deepest point on the triangle. Sorted by query, then depth descending,
+    then triangle ascending.
+    """
+
+    query: np.ndarray
+    triangle: np.ndarray
+    depth: np.ndarray
+    normal: np.ndarray
+    point: np.ndarray
+
+
+class SweepBatch(NamedTuple):
+    """Per-query first hit of a batched sweep or raycast (Q queries).
+
+    time : (Q,) float64, fraction of the displacement (raycast: metres), ``inf`` for a miss;
+    normal : (Q, 3) unit, obstacle -> mover (zeros for a miss); point : (Q, 3) on the
+    obstacle (zeros for a miss); triangle : (Q,) int64, -1 for a miss. Ties in time go to the
+    lowest triangle index.
+    """
+
+    time: np.ndarray
+    normal: np.ndarray
+    point: np.ndarray
+    triangle: np.ndarray
+
+
+def _as_vertices(vertices) -> np.ndarray:
+    try:
+        arr = np.array(vertices, dtype=np.float64, copy=True)
+    except (TypeError, ValueError) as exc:
+        raise ValueError("vertices must be an (N, 3) array of numbers") from exc
+    if arr.ndim != 2 or arr.shape[1] != 3:
+        raise ValueError(f"vertices must have shape (N, 3), got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError("vertices is empty: a mesh needs at least one triangle")
+    if not np.isfinite(arr).all():
+        raise ValueError("vertices must be finite (no NaN or infinity)")
+    return np.ascontiguousarray(arr)
+
+
+def _as_triangles(triangles, n_vertices: int) -> np.ndarray:
+    raw = np.asarray(triangles)
+    if raw.ndim != 2 or raw.shape[1] != 3:
+        raise ValueError(f"triangles must have shape (M, 3), got shape {raw.shape}")
+    if raw.shape[0] == 0:
+        raise ValueError("triangles is empty: a mesh needs at least one triangle")
+    if raw.dtype.kind == "b" or raw.dtype.kind not in "iuf":
+        raise ValueError(f"triangles must be integer vertex indices, got dtype {raw.dtype}")
+    if raw.dtype.kind == "f":
+        if not np.isfinite(raw).all() or (raw != np.round(raw)).any():
+            raise ValueError("triangles must hold whole-number vertex indices")
+    if raw.dtype.kind == "u" and raw.dtype.itemsize >= 8 and (raw > n_vertices).any():
+        raise ValueError(f"triangles has indices out of range [0, {n_vertices})")
+    tri = np.ascontiguousarray(raw, dtype=np.int64)
+    if (tri < 0).any():
+        raise ValueError("triangles has negative vertex indices")
+    if (tri >= n_vertices).any():
+        raise ValueError(
+            f"triangles has indices out of range [0, {n_vertices}) (max {int(tri.max())})"
+        )
+    return tri
+
+
+class TriangleMesh:
+    """An indexed triangle mesh with a BVH, answering exact capsule, sweep and ray queries.
+
+    vertices : (V, 3) float64, world space, metres (any array-like of finite numbers)
+    triangles : (M, 3) int vertex indices (any integer dtype, or whole floats), M >= 1
+
+    Raises ValueError for a wrong shape or dtype, NaN/inf, negative or out-of-range indices,
+    or an empty mesh. Zero-area triangles are kept and behave as the segment or point they
+    collapse to (their ``normals`` row is zero).
+    """
+
+    def __init__(self, vertices, triangles):
+        V = _as_vertices(vertices)
+        T = _as_triangles(triangles, V.shape[0])
+        V.flags.writeable = False
+        T.flags.writeable = False
+        self._vertices = V
+        self._triangles = T
+        m = T.shape[0]
+        rec = np.empty((m, 17))
+        rec[:, 0:9] = V[T].reshape(m, 9)
+        A, B, C = rec[:, _A], rec[:, _B], rec[:, _C]
+        e1 = B - A
+        e2 = C - A
+        cr = np.cross(e1, e2)
+        n2 = np.einsum("ij,ij->i", cr, cr)
+        emax = np.einsum("ij,ij->i", e1, e1)
+        np.maximum(emax, np.einsum("ij,ij->i", e2, e2), out=emax)
+        e2 -= e1  # now C - B
+        np.maximum(emax, np.einsum("ij,ij->i", e2, e2), out=emax)
+        degenerate = n2 <= DEGENERATE_REL2 * emax * emax
+        length = np.sqrt(n2, out=n2)
+        length[degenerate] = 0.0
+        inv = np.divide(1.0, length, out=np.zeros_like(length), where=~degenerate)
+        np.multiply(cr, inv[:, None], out=rec[:, _N])
+        rec[:, _OFF] = np.einsum("ij,ij->i", rec[:, _N], A)
+        cen = rec[:, _CEN]
+        np.add(A, B, out=cen)
+        cen += C
+        cen *= 1.0 / 3.0
+        rad2 = np.einsum("ij,ij->i", A - cen, A - cen)
+        np.maximum(rad2, np.einsum("ij,ij->i", B - cen, B - cen), out=rad2)
+        np.maximum(rad2, np.einsum("ij,ij->i", C - cen, C - cen), out=rad2)
+        rec[:, _RAD] = np.sqrt(rad2)
+        self._rec = rec
+        self._normals = rec[:, _N]
+        self._normals.flags.writeable = False
+        length *= 0.5
+        self._areas = length
+        self._areas.flags.writeable = False
+        lo = np.minimum(np.minimum(A, B), C)
+        hi = np.maximum(np.maximum(A, B), C)
+        self._bvh = BVH(lo, hi)
+        self._lo = lo.min(axis=0)
+        self._hi = hi.max(axis=0)
+        self._scale = float(np.abs(np.concatenate([self._lo, self._hi])).max())
+        self._ar = np.arange(3)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def vertices(self) -> np.ndarray:
+        """(V, 3) float64, read-only."""
+        return self._vertices
+
+    @property
+    def triangles(self) -> np.ndarray:
+        """(M, 3) int64, read-only."""
+        return self._triangles
+
+    @property
+    def n_triangles(self) -> int:
+        return self._triangles.shape[0]
+
+    @property
+    def normals(self) -> np.ndarray:
+        """(M, 3) unit face normals by winding (a, b, c counter-clockwise); zeros if zero-area."""
+        return self._normals
+
+    @property
+    def areas(self) -> np.ndarray:
+        """(M,) triangle areas, square metres (0 for zero-area triangles)."""
+        return self._areas
+
+    @property
+    def aabb(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lo (3,), hi (3,)) bounds of all triangles, metres."""
+        return self._lo.copy(), self._hi.copy()
+
+    @property
+    def bvh(self) -> BVH:
+        return self._bvh
+
+    def __repr__(self) -> str:
+        return f"TriangleMesh({self._vertices.shape[0]} vertices, {self.n_triangles} triangles)"
+
+    # ------------------------------------------------------------------ helpers
+    def _pad(self, extra: float) -> float:
+        return MESH_CULL_REL * (1.0 + self._scale + extra)
+
+    def triangles_in_aabb(self, lo, hi) -> np.ndarray:
+        """Sorted int64 indices of triangles whose AABB overlaps the closed box [lo, hi]."""
+        lo = as_point(lo, "lo")
+        hi = as_point(hi, "hi")
+        if (lo > hi).any():
+            raise ValueError(f"lo must be <= hi componentwise, got lo={lo}, hi={hi}")
+        idx = self._bvh.query_box6(np.concatenate([hi, -lo]))
+        idx.sort()
+        return idx
+
+    def _capsule_candidates(self, a: np.ndarray, b: np.ndarray, r: float):
+        """Candidates of one capsule after box and plane-slab culling: (index, rec rows)."""
+        pad = r + self._pad(r + max(abs(a).max(), abs(b).max()))
+        q8 = np.concatenate((np.maximum(a, b) + pad, pad - np.minimum(a, b), _ZERO2))
+        cand = self._bvh.query_box8(q8)
+        if not cand.size:
+            return cand, None
+        rec = self._rec[cand]
+        nrm = rec[:, _N]
+        off = rec[:, _OFF]
+        d0 = nrm @ a - off
+        d1 = nrm @ b - off
+        keep = (np.minimum(d0, d1) < pad) & (np.maximum(d0, d1) > -pad)
+        return cand[keep], rec[keep]
+
+    # ------------------------------------------------------------------ single queries
+    def capsule_contacts(self, capsule: Capsule) -> list[Contact]:
+        """One Contact per penetrated triangle, deepest first (ties: lower triangle first).
+
+        ``Contact.triangle`` is the triangle index; depth/normal/point as ``capsule_triangle``.
+        """
+        a, b, r = capsule.a, capsule.b, capsule.radius
+        cand, rec = self._capsule_candidates(a, b, r)
+        if not cand.size:
+            return []
+        hit, depth, normal, point = _contact.capsule_triangle_many(
+            a, b, r, rec[:, _A], rec[:, _B], rec[:, _C]
+        )
+        idx = np.flatnonzero(hit)
+        if not idx.size:
+            return []
+        order = idx[np.lexsort((cand[idx], -depth[idx]))]
+        return [
+            Contact(float(depth[i]), normal[i].copy(), point[i].copy(), int(cand[i]))
+            for i in order.tolist()
+        ]
+
+    def penetrating_triangles(self, capsule: Capsule) -> np.ndarray:
+        """Sorted int64 indices of the triangles the capsule penetrates (distance < radius)."""
+        a, b, r = capsule.a, capsule.b, capsule.radius
+        cand, rec = self._capsule_candidates(a, b, r)
+        if not cand.size:
+            return cand
+        hit = _contact.capsule_triangle_many(a, b, r, rec[:, _A], rec[:, _B], rec[:, _C])[0]
+        out = cand[hit]
+        out.sort()
+        return out
+
+    def sweep_capsule(self, capsule: Capsule, displacement) -> Hit | None:
+        """First contact of ``capsule`` moved by ``displacement`` (3,) metres, or None.
+
+        Hit.time in [0, 1]; 0 when the capsule starts penetrating (as ``sweep_capsule_triangle``).
+        """
+        v = as_point(displacement, "displacement")
+        res = self._sweep_batch(capsule.a[None], capsule.b[None], np.array([capsule.radius]),
+                                v[None])
+        if res.triangle[0] < 0:
+            return None
+        return Hit(float(res.time[0]), res.normal[0], res.point[0], int(res.triangle[0]))
+
+    def raycast(self, origin, direction, max_distance=np.inf) -> Hit | None:
+        """First triangle hit by the ray ``origin + t * unit(direction)``, 0 <= t <= max_distance.
+
+        Hit.time is metres along the ray; normal is the face normal turned towards the ray
+        origin; point is on the triangle. A zero-area triangle has no interior a ray can hit
+        (it is crossed only on a set of measure zero) and is not reported.
+        """
+        o = as_point(origin, "origin")
+        d = as_point(direction, "direction")
+        if not (d != 0.0).any():
+            raise ValueError("direction must be a non-zero vector")
+        md = float(max_distance)
+        if np.isnan(md) or md < 0.0:
+            raise ValueError(f"max_distance must be >= 0, got {max_distance!r}")
+        res = self._raycast_batch(o[None], d[None], np.array([md]))
+        if res.triangle[0] < 0:
+            return None
+        return Hit(float(res.time[0]), res.normal[0], res.point[0], int(res.triangle[0]))
+
+    # ------------------------------------------------------------------ batched queries
+    def _capsule_pairs(self, a, b, r):
+        """Culled candidate pairs (query, triangle, rec rows) for capsules (Q,3),(Q,3),(Q,)."""
+        pad = r + self._pad(0.0) * (1.0 + r + np.maximum(abs(a).max(1), abs(b).max(1)))
+        q6 = np.concatenate(
+            [np.maximum(a, b) + pad[:, None], pad[:, None] - np.minimum(a, b)], axis=1
+        )
+        qi, ti = self._bvh.query_many_box6(q6)
+        rec = self._rec[ti]
+        nrm = rec[:, _N]
+        off = rec[:, _OFF]
+        d0 = np.einsum("ij,ij->i", nrm, a[qi]) - off
+        d1 = np.einsum("ij,ij->i", nrm, b[qi]) - off
+        p = pad[qi]
+        keep = (np.minimum(d0, d1) < p) & (np.maximum(d0, d1) > -p)
+        qi, ti, rec, p = qi[keep], ti[keep], rec[keep], p[keep]
+        keep = _sphere_may_touch(a[qi], b[qi], rec, p)
+        return qi[keep], ti[keep], rec[keep]
+
+    def capsule_contacts_many(self, a, b, radius) -> ContactBatch:
+        """Contacts of Q capsules at once: a, b (Q, 3) segment ends; radius scalar or (Q,).
+
+        Returns a ContactBatch over every penetrating (capsule, triangle) pair, exactly the
+        pairs and values ``capsule_contacts`` gives per capsule.
+        """
+        a = as_points(a, "a")
+        b = as_points(b, "b")
+        if a.shape != b.shape:
+            raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
+        r = as_radii(radius, "radius", a.shape[0])
+        qi, ti, rec = self._capsule_pairs(a, b, r)
+        if qi.size:
+            hit, depth, normal, point = _contact.capsule_triangle_many(
+                a[qi], b[qi], r[qi], rec[:, _A], rec[:, _B], rec[:, _C]
+            )
+            qi, ti, depth, normal, point = qi[hit], ti[hit], depth[hit], normal[hit], point[hit]
+            order = np.lexsort((ti, -depth, qi))
+            return ContactBatch(qi[order], ti[order], depth[order], normal[order], point[order])
+        e = np.empty(0, np.int64)
+        return ContactBatch(e, e.copy(), np.empty(0), np.empty((0, 3)), np.empty((0, 3)))
+
+    def sweep_capsule_many(self, a, b, radius, displacement) -> SweepBatch:
+        """First hits of Q capsules (a, b (Q,3), radius scalar|(Q,)) moved by displacement (Q,3)."""
+        a = as_points(a, "a")
+        b = as_points(b, "b")
+        v = as_points(displacement, "displacement")
+        if a.shape != b.shape or a.shape != v.shape:
+            raise ValueError("a, b and displacement must have the same (Q, 3) shape")
+        r = as_radii(radius, "radius", a.shape[0])
+        return self._sweep_batch(a, b, r, v)
+
+    def _sweep_batch(self, a, b, r, v) -> SweepBatch:
+        nq = a.shape[0]
+        a2, b2 = a + v, b + v
+        ext = np.maximum(np.maximum(abs(a).max(1), abs(b).max(1)),
+                         np.maximum(abs(a2).max(1), abs(b2).max(1)))
+        pad = r + self._pad(0.0) * (1.0 + r + ext)
+        lo = np.minimum(np.minimum(a, b), np.minimum(a2, b2)) - pad[:, None]
+        hi = np.maximum(np.maximum(a, b), np.maximum(a2, b2)) + pad[:, None]
+        qi, ti = self._bvh.query_many_box6(np.concatenate([hi, -lo], axis=1))
+        time = np.full(nq, np.inf)
+        normal = np.zeros((nq, 3))
+        point = np.zeros((nq, 3))
+        tri = np.full(nq, -1, dtype=np.int64)
+        if not qi.size:
+            return SweepBatch(time, normal, point, tri)
+        rec = self._rec[ti]
+        nrm = rec[:, _N]
+        off = rec[:, _OFF]
+        d0 = np.einsum("ij,ij->i", nrm, a[qi]) - off
+        d1 = np.einsum("ij,ij->i", nrm, b[qi]) - off
+        dv = np.einsum("ij,ij->i", nrm, v[qi])
+        dmin = np.minimum(d0, d1) + np.minimum(dv, 0.0)
+        dmax = np.maximum(d0, d1) + np.maximum(dv, 0.0)
+        p = pad[qi]
+        keep = (dmin < p) & (dmax > -p)
+        qi, ti, rec = qi[keep], ti[keep], rec[keep]
+        if not qi.size:
+            return SweepBatch(time, normal, point, tri)
+        t, n, pt = _sweep.sweep_capsule_triangle_many(
+            a[qi], b[qi], r[qi], v[qi], rec[:, _A], rec[:, _B], rec[:, _C]
+        )
+        hit = np.isfinite(t)
+        qi, ti, t, n, pt = qi[hit], ti[hit], t[hit], n[hit], pt[hit]
+        if qi.size:
+            order = np.lexsort((ti, t, qi))
+            qs = qi[order]
+            first = order[np.r_[True, qs[1:] != qs[:-1]]]
+            q = qi[first]
+            time[q] = t[first]
+            normal[q] = n[first]
+            point[q] = pt[first]
+            tri[q] = ti[first]
+        return SweepBatch(time, normal, point, tri)
+
+    def raycast_many(self, origins, directions, max_distance=np.inf) -> SweepBatch:
+        """First hits of Q rays; origins, directions (Q, 3); max_distance scalar or (Q,) metres.
+
+        SweepBatch.time is metres along each normalised direction, ``inf`` for a miss.
+        """
+        o = as_points(origins, "origins")
+        d = as_points(directions, "directions")
+        if o.shape != d.shape:
+            raise ValueError("origins and directions must have the same (Q, 3) shape")
+        if (~(d != 0.0).any(1)).any():
+            raise ValueError("directions must be non-zero vectors")
+        md = np.asarray(max_distance, dtype=np.float64)
+        if md.ndim == 0:
+            md = np.full(o.shape[0], float(md))
+        if md.shape != (o.shape[0],) or np.isnan(md).any() or (md < 0).any():
+            raise ValueError("max_distance must be a scalar or (Q,) array of values >= 0")
+        return self._raycast_batch(o, d, md)
+
+    def _raycast_batch(self, o, d, md) -> SweepBatch:
+        nq = o.shape[0]
+        d = d / np.sqrt(np.einsum("ij,ij->i", d, d))[:, None]
+        time = np.full(nq, np.inf)
+        normal = np.zeros((nq, 3))
+        point = np.zeros((nq, 3))
+        tri = np.full(nq, -1, dtype=np.int64)
+        # Clip each ray to the mesh bounds (slab test), then cull by the clipped segment's box.
+        pad = self._pad(0.0) * (1.0 + np.abs(o).max(1))
+        lo_m = self._lo - pad[:, None]
+        hi_m = self._hi + pad[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv = 1.0 / d
+            t1 = (lo_m - o) * inv
+            t2 = (hi_m - o) * inv
+        t1 = np.where(d == 0.0, np.where((o >= lo_m) & (o <= hi_m), -np.inf, np.inf), t1)
+        t2 = np.where(d == 0.0, np.where((o >= lo_m) & (o <= hi_m), np.inf, -np.inf), t2)
+        tn = np.maximum(np.minimum(t1, t2).max(1), 0.0)
+        tf = np.minimum(np.maximum(t1, t2).min(1), md)
+        live = np.flatnonzero(tn <= tf)
+        if not live.size:
+            return SweepBatch(time, normal, point, tri)
+        p0 = o[live] + tn[live, None] * d[live]
+        p1 = o[live] + tf[live, None] * d[live]
+        p = pad[live, None] * (1.0 + tf[live, None])
+        q6 = np.concatenate([np.maximum(p0, p1) + p, p - np.minimum(p0, p1)], axis=1)
+        # A long oblique ray has a large box; fine for probes, slow for rays across a level.
+        qi, ti = self._bvh.query_many_box6(q6)
+        qi = live[qi]
+        if not qi.size:
+            return SweepBatch(time, normal, point, tri)
+        rec = self._rec[ti]
+        t, hit = _ray_triangle_many(o[qi], d[qi], rec[:, _A], rec[:, _B], rec[:, _C])
+        # Zero-area triangles (zero normal row) have no interior to hit.
+        hit &= (t >= 0.0) & (t <= md[qi]) & (rec[:, _N] != 0.0).any(1)
+        qi, ti, t, rec = qi[hit], ti[hit], t[hit], rec[hit]
+        if qi.size:
+            order = np.lexsort((ti, t, qi))
+            qs = qi[order]
+            first = order[np.r_[True, qs[1:] != qs[:-1]]]
+            q = qi[first]
+            time[q] = t[first]
+            n = rec[first][:, _N]
+            facing = np.einsum("ij,ij->i", n, d[q])
+            normal[q] = np.where((facing > 0.0)[:, None], -n, n)
+            point[q] = o[q] + t[first, None] * d[q]
+            tri[q] = ti[first]
+        return SweepBatch(time, normal, point, tri)
+
+
+def _ray_triangle_many(o, d, a, b, c):
+    """Möller-Trumbore ray-triangle intersection, vectorised over N rays/triangles.
+
+    o, d : (N, 3) origins and unit directions; a, b, c : (N, 3) vertices.
+    Returns (t (N,) metres, hit (N,) bool). Edges and vertices count as inside (closed
+    triangle); zero-area or ray-parallel triangles never hit.
+    """
+    e1 = b - a
+    e2 = c - a
+    pv = np.cross(d, e2)
+    det = np.einsum("ij,ij->i", e1, pv)
+    ok = det != 0.0
+    inv = 1.0 / np.where(ok, det, 1.0)
+    s = o - a
+    u = np.einsum("ij,ij->i", s, pv) * inv
+    qv = np.cross(s, e1)
+    w = np.einsum("ij,ij->i", d, qv) * inv
+    t = np.einsum("ij,ij->i", e2, qv) * inv
+    hit = ok & (u >= 0.0) & (w >= 0.0) & (u + w <= 1.0)
+    return t, hit
+
+
+def _sphere_may_touch(a, b, rec, pad):
+    """Bool (N,): segment a-b (N,3) comes within ``pad`` (N,) of each triangle's bounding sphere.
+
+    dist(segment, triangle) >= dist(segment, centroid) - sphere radius (triangle inequality),
+    so a False is a proof of no contact (``pad`` already holds the capsule radius and the
+    rounding margin). Ericson RTCD 5.1.2 (closest point on a segment to a point).
+    """
+    cen = rec[:, _CEN]
+    d = b - a
+    w = cen - a
+    dd = np.einsum("ij,ij->i", d, d)
+    t = np.einsum("ij,ij->i", w, d) / np.where(dd > 0.0, dd, 1.0)
+    np.clip(t, 0.0, 1.0, out=t)
+    w -= t[:, None] * d
+    reach = pad + rec[:, _RAD]
+    return np.einsum("ij,ij->i", w, w) < reach * reach

@@ -1,0 +1,73 @@
+"""Walkability of faces: WALKABLE / STEEP / WALL / CEILING by the angle to ``up``.
+
+With theta the angle between a face's normal (by winding) and ``up`` (DESIGN.md):
+WALKABLE when theta <= max_slope_deg; WALL when |theta - 90| <= wall_tolerance_deg;
+CEILING when theta > 90 + wall_tolerance_deg; STEEP otherwise. Zero-area faces are WALL.
+
+theta is computed as ``atan2(|n x up|, n . up)`` from the un-normalised edge cross product
+(accurate to a few ulps at every angle, unlike ``arccos`` of a dot product near 0 and 180 deg).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import as_point
+from .constants import DEGENERATE_REL2, SLOPE_LIMIT_TOL_RAD, WALL_TOLERANCE_DEG
+
+WALKABLE = 0
+STEEP = 1
+WALL = 2
+CEILING = 3
+
+
+def _angle_arg(value, name: str, lo: float, hi: float) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a number of degrees, got {value!r}") from exc
+    if not np.isfinite(x) or x < lo or x > hi:
+        raise ValueError(f"{name} must be in [{lo}, {hi}] degrees, got {x}")
+    return x
+
+
+def face_slopes(mesh, up=(0.0, 0.0, 1.0)) -> np.ndarray:
+    """(M,) float64 angle in radians between each face normal and ``up``; NaN for zero-area."""
+    up = as_point(up, "up")
+    n2u = float(up @ up)
+    if n2u == 0.0:
+        raise ValueError("up must be a non-zero vector")
+    up = up / np.sqrt(n2u)
+    rec = mesh._rec
+    a, b, c = rec[:, 0:3], rec[:, 3:6], rec[:, 6:9]
+    e1, e2 = b - a, c - a
+    cr = np.cross(e1, e2)
+    n2 = np.einsum("ij,ij->i", cr, cr)
+    e = np.maximum(np.maximum(np.einsum("ij,ij->i", e1, e1), np.einsum("ij,ij->i", e2, e2)),
+                   np.einsum("ij,ij->i", c - b, c - b))
+    side = np.cross(cr, up)
+    theta = np.arctan2(np.sqrt(np.einsum("ij,ij->i", side, side)), cr @ up)
+    theta[n2 <= DEGENERATE_REL2 * e * e] = np.nan
+    return theta
+
+
+def classify_triangles(mesh, max_slope_deg, up=(0.0, 0.0, 1.0),
+                       wall_tolerance_deg=WALL_TOLERANCE_DEG) -> np.ndarray:
+    """Classify every triangle of ``mesh`` (a TriangleMesh): (M,) int8 of WALKABLE..CEILING.
+
+    max_slope_deg : degrees in [0, 180]; a face exactly at the limit is WALKABLE
+        (within SLOPE_LIMIT_TOL_RAD), one 1e-9 rad steeper is not.
+    up : (3,) non-zero, any length. wall_tolerance_deg : degrees in [0, 90].
+    """
+    limit = np.radians(_angle_arg(max_slope_deg, "max_slope_deg", 0.0, 180.0))
+    wall = np.radians(_angle_arg(wall_tolerance_deg, "wall_tolerance_deg", 0.0, 90.0))
+    theta = face_slopes(mesh, up)
+    out = np.full(theta.shape, STEEP, dtype=np.int8)
+    half = np.pi / 2
+    degenerate = np.isnan(theta)
+    th = np.where(degenerate, half, theta)
+    out[np.abs(th - half) <= wall + SLOPE_LIMIT_TOL_RAD] = WALL
+    out[th > half + wall + SLOPE_LIMIT_TOL_RAD] = CEILING
+    out[th <= limit + SLOPE_LIMIT_TOL_RAD] = WALKABLE
+    out[degenerate] = WALL
+    return out
