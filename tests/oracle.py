@@ -51,9 +51,10 @@ __all__ = [
 def F(x) -> Fraction:
     """Return ``x`` as an exact ``Fraction``.
 
-    int, Fraction (normalised to Python-int numerator/denominator), float (exactly: ``Fraction(0.1)`` is the binary value of 0.1), numpy integer
-    and floating scalars (via ``.item()``, exact for float16/32/64). Raises ValueError for NaN or
-    infinity and TypeError for non-numbers (including bool).
+    int, Fraction (normalised to Python-int numerator/denominator), float (exactly:
+    ``Fraction(0.1)`` is the binary value of 0.1), numpy integer and floating scalars (via
+    ``.item()``, exact for float16/32/64). Raises ValueError for NaN or infinity and TypeError
+    for non-numbers (including bool).
     """
     if isinstance(x, Fraction):
         if type(x.numerator) is int and type(x.denominator) is int:
