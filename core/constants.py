@@ -41,9 +41,11 @@ CONTROLLER_MIN_MOVE = 1e-7
 GROUND_PROBE_SKINS = 2.0
 
 # Cosine: a contact supports the character when its normal (obstacle -> capsule) has at
-# least this up component, i.e. it touches the lower cap below ~87 deg from straight down.
-# Contacts at the equator (walls) never support. Pinned by test_controller (ledge perch).
-SUPPORT_MIN_COS = 0.05
+# least this up component, i.e. it touches the lower cap within ~75 deg of straight down
+# (a perch on a ledge holds until the axis is ~0.97 radius past the edge). Contacts near the
+# cap's equator (the next stair nosing in front) never support. Pinned by test_controller
+# (ledge perch, stairs at 30 Hz: 0.05 let the nosing ahead count as the floor).
+SUPPORT_MIN_COS = 0.25
 
 # Cosine: a contact whose normal is this parallel to its triangle's face normal is an
 # interior (face) contact; otherwise it is an edge/vertex contact and the ground state is
@@ -59,10 +61,6 @@ STEP_FORWARD_MIN_COS = 0.25881904510252074
 # by a ray (must land on the riser's top, not its face).
 STEP_PROBE_OFFSET = 0.01
 
-# Minimum cosine of the angle between the desired and achieved direction for the slide to
-# continue; a slide that turns back against the input (corner oscillation) stops (Quake).
-SLIDE_BACKTRACK_COS = 0.0
-
 # Gauss-Seidel passes and the number of deepest contacts per character used by the
 # penetration-recovery plane solver (Box2D mover style).
 DEPENETRATION_PASSES = 4
@@ -72,6 +70,9 @@ DEPENETRATION_MAX_CONTACTS = 8
 # A frame counts as blocked when the character advanced less than this fraction of the
 # desired horizontal step toward its target.
 BLOCKED_PROGRESS_FRACTION = 0.5
+# Seconds a character must stay blocked before the reason is reported: a one-frame stall on a
+# stair nosing is not a verdict (test_walkthrough: same verdicts at 30, 60 and 120 Hz).
+BLOCKED_SECONDS = 0.1
 # Seconds without STUCK_MIN_PROGRESS metres of progress along the path before `stuck`.
 STUCK_SECONDS = 1.0
 STUCK_MIN_PROGRESS = 0.05
