@@ -49,7 +49,6 @@ _FLOAT_TINY = float(np.finfo(np.float64).tiny)
 _CYCLIC = np.array([1, 2, 0, 1])  # u[_CYCLIC][:3] = (u1, u2, u0), [1:] = (u2, u0, u1)
 _NEXT_VERTEX = np.array([1, 2, 0])
 _EDGE_INDEX = np.arange(3)
-_CANDIDATE_INDEX = np.arange(5)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -160,49 +159,141 @@ def _point_triangle(P, tri):
     return R, d2, inside
 
 
-def _segment_triangle(P, Q, B, C):
-    """Closest points of segment P-Q and triangle (0, B, C); all (3, ...) relative to vertex a.
+# Rows of the per-triangle record (``_triangle_record``), component-major: a (F, N) float64
+# array whose slices reshape to (3, K, N) vector stacks. Everything is relative to vertex a.
+_REC_G = slice(0, 12)  # (3, 4): normal n, inward edge normals M0, M1, M2 (M_i = n x E_i)
+_REC_E = slice(12, 21)  # (3, 3): edge vectors E0 = B, E1 = C - B, E2 = -C (B = b - a, C = c - a)
+_REC_EE = slice(21, 24)  # |E_i|^2
+_REC_MOFF = slice(24, 27)  # O_i . M_i, edge origins O = (0, B, C)
+_REC_NN = 27  # |n|^2 (0 only for an exactly degenerate triangle)
+_REC_A = slice(28, 31)  # vertex a, world space (the local origin)
+REC_FIELDS = 31
 
-    Returns (u, W, dist2, crossing, n, nn, h0, h1, tri): the closest segment point is P + u*D
-    (D = Q - P), the closest triangle point is that minus W; crossing marks a segment that passes
-    through the face (dist2 = 0, W = 0, the crossing point); h0, h1 are P.n, Q.n.
 
-    Method (Ericson RTCD 5.1.10 structure): if P and Q are on opposite sides of (or on) the
-    plane, the plane crossing point is tested against the face; otherwise the minimum lies at an
-    endpoint vs the triangle or on the segment vs one of the three edges (if both minimisers were
-    interior the segment would be parallel to the plane and an endpoint or edge pair would tie).
-    A segment lying in the plane is covered by the endpoint and edge candidates.
+def _triangle_record(A, B, C, out=None):
+    """Per-triangle data for the segment-triangle kernel; A, B, C (3, N) world vertices.
+
+    Returns (REC_FIELDS, N) float64 (rows named by the ``_REC_*`` slices), or fills ``out``.
+    The normal is cross(B, C) re-orthogonalised against B (see the module notes).
     """
-    shape = np.broadcast_shapes(P.shape, Q.shape, B.shape, C.shape)
-    tri = _triangle_setup(B, C)
-    n, nn, O, E, ee, M = tri
+    N = np.broadcast_shapes(A.shape, B.shape, C.shape)[1]
+    T = np.empty((REC_FIELDS, N)) if out is None else out
+    G = T[_REC_G].reshape(3, 4, N)
+    E = T[_REC_E].reshape(3, 3, N)
+    E[:, 0] = B - A
+    E[:, 2] = A - C  # = -(c - a): the edge c -> a
+    Bv = E[:, 0]
+    Cv = -E[:, 2]
+    n = _cross(Bv, Cv)
+    n -= (_dot(n, Bv) / np.maximum(_dot(Bv, Bv), _FLOAT_TINY)) * Bv
+    E[:, 1] = Cv - Bv
+    G[:, 0] = n
+    G[:, 1:] = _cross(n[:, None], E)
+    T[_REC_EE] = _dot(E, E)
+    T[_REC_MOFF][0] = 0.0
+    T[_REC_MOFF][1] = _dot(Bv, G[:, 2])
+    T[_REC_MOFF][2] = _dot(Cv, G[:, 3])
+    T[_REC_NN] = _dot(n, n)
+    T[_REC_A] = A
+    return T
+
+
+def _segment_triangle(P, Q, T):
+    """Closest points of segments P-Q and triangles given by records T (``_triangle_record``).
+
+    P, Q : (3, N) or (3, 1), relative to each triangle's vertex a; T : (REC_FIELDS, N) or
+    (REC_FIELDS, 1). Returns (u, W, dist2, crossing, h): the closest segment point is
+    P + u*D (D = Q - P), the closest triangle point is that minus W; crossing marks a segment
+    through the face (dist2 = 0, W = 0, u the crossing parameter); h (2, N) = (P.n, Q.n).
+
+    Method (Ericson RTCD 5.1.10 structure): a segment crossing the closed face has distance 0.
+    Otherwise the minimum is attained at an end vs the triangle (the face projection when it
+    lies in the face, RTCD 5.1.5 face region; else the nearest edge point, RTCD 5.1.2) or on
+    the segment against one of the three edges (RTCD 5.1.9); a segment parallel to the plane
+    whose interior projects into the face ties with one of those. A degenerate triangle
+    (n == 0) is exactly the union of its edges. Candidates rank P (face, edges), Q (face,
+    edges), then segment vs edge ab, bc, ca, first minimum winning, so that when the closest
+    pair is not unique (a segment parallel to an edge or the face) an end is reported. The
+    end-vs-edge terms reuse the segment-edge dot products. The segment-edge step is
+    ``_segment_segment``'s, with the unclamped s = (b*f - c*e) / |D x E|^2.
+    """
+    nt = T.shape[1]
+    G = T[_REC_G].reshape(3, 4, nt)
+    E = T[_REC_E].reshape(3, 3, nt)
+    ee = T[_REC_EE]
+    nn = T[_REC_NN]
+    n = G[:, 0]
     D = Q - P
-    h0 = _dot(P, n)
-    h1 = _dot(Q, n)
-    t_cross = _clamp01(h0 / (h0 - h1))  # plane crossing parameter (NaN -> 0 when h0 == h1)
-    Y = np.empty((3, 3) + shape[1:])
+    shape = np.broadcast_shapes(P.shape, D.shape, n.shape)
+    Y = np.empty((3, 2) + shape[1:])
     Y[:, 0] = P
     Y[:, 1] = Q
-    Y[:, 2] = P + t_cross * D
-    R_pts, d2_pts, inside = _point_triangle(Y, tri)
-    s, _, W_edges, d2_edges = _segment_segment(P[:, None] - O, D[:, None], E)
-    # candidates: P vs triangle, Q vs triangle, segment vs edge ab, bc, ca
-    d2_c = np.empty((5,) + shape[1:])
-    d2_c[:2] = d2_pts[:2]
-    d2_c[2:] = d2_edges
-    u_c = np.empty((5,) + shape[1:])
-    u_c[0] = 0.0
-    u_c[1] = 1.0
-    u_c[2:] = s
-    W_c = np.empty((3, 5) + shape[1:])
-    W_c[:, :2] = R_pts[:, :2]
-    W_c[:, 2:] = W_edges
-    one_hot = d2_c.argmin(0) == _CANDIDATE_INDEX.reshape((5,) + (1,) * (len(shape) - 1))
-    crossing = (h0 * h1 <= 0.0) & (h0 != h1) & inside[2]
-    u = np.where(crossing, t_cross, (u_c * one_hot).sum(0))
-    W = np.where(crossing, 0.0, (W_c * one_hot).sum(1))
-    d2 = np.where(crossing, 0.0, d2_c.min(0))
-    return u, W, d2, crossing, n, nn, h0, h1, tri
+    H = (Y[:, :, None] * G[:, None]).sum(0)  # (2 ends, 4, N): h = Y.n, Y.M_i
+    h = H[:, 0]
+    g = H[:, 1:] - T[_REC_MOFF]  # (2, 3, N) >= 0 inside edge i's half-plane
+    ok = nn > 0.0
+    gmin = g.min(1)
+    inside = (gmin >= 0.0) & ok  # (2, N): endpoint projects into the face
+    h0 = h[0]
+    h1 = h[1]
+    dh = h0 - h1
+    tc = h0 / dh  # plane crossing parameter
+    gx = g[0] + tc * (g[1] - g[0])
+    crossing = (h0 * h1 <= 0.0) & (dh != 0.0) & (gx.min(0) >= 0.0) & ok
+    coef = np.where(inside, h / nn, 0.0)  # face candidates: W = coef * n
+    # segment vs the three edges (Ericson RTCD 5.1.9), stacked (3 comp, 3 edges, N)
+    X = np.empty((3, 2, 3) + shape[1:])  # Y_j - O_i, (3 comp, 2 ends, 3 edges, N)
+    X[:, :, 0] = Y
+    np.subtract(Y, E[:, None, 0], out=X[:, :, 1])
+    np.add(Y, E[:, None, 2], out=X[:, :, 2])
+    Ek = E[:, None]
+    fY = _dot(X, Ek)  # (2, 3, N)
+    # ends vs edges (RTCD 5.1.2): t = clamp((Y - O).E / E.E)
+    WY = X - _clamp01(fY / ee) * Ek
+    R = X[:, 0]
+    f = fY[0]
+    Dk = D[:, None]
+    a = _dot(D, D)
+    b = _dot(Dk, E)
+    c = _dot(Dk, R)
+    Nx = _cross(Dk, E)
+    nnx = _dot(Nx, Nx)
+    s = (b * f - c * ee) / nnx
+    parallel = ~(nnx > PARALLEL_SIN2 * (a * ee))
+    if parallel.any():
+        u0 = -c / a
+        u1 = (b - c) / a
+        s_par = 0.5 * (np.fmax(np.minimum(u0, u1), 0.0) + np.fmin(np.maximum(u0, u1), 1.0))
+        s = np.where(parallel, s_par, s)
+    s = _clamp01(s)
+    t = _clamp01((b * s + f) / ee)  # Ericson 5.1.9: t = (b*s + f) / e, clamped
+    s = _clamp01((b * t - c) / a)  # Ericson 5.1.9: s = (b*t - c) / a, clamped
+    W = R + s * Dk - t * E
+    # candidates, first minimum wins: P vs face, P vs edges 0-2, the same for Q, then the
+    # segment vs edges 0-2 (RTCD 5.1.10 order: endpoint-vs-triangle before edge pairs)
+    rest = shape[1:]
+    d2c = np.empty((11,) + rest)
+    d2Y = d2c[:8].reshape((2, 4) + rest)
+    d2Y[:, 0] = np.where(inside, h * coef, np.inf)
+    d2Y[:, 1:] = _dot(WY, WY)
+    d2c[8:] = _dot(W, W)
+    k = d2c.argmin(0)[None]
+    d2 = np.take_along_axis(d2c, k, 0)[0]
+    uc = np.empty((11,) + rest)
+    uc[:4] = 0.0
+    uc[4:8] = 1.0
+    uc[8:] = s
+    u = np.take_along_axis(uc, k, 0)[0]
+    Wc = np.empty((3, 11) + rest)
+    WcY = Wc[:, :8].reshape((3, 2, 4) + rest)
+    WcY[:, :, 0] = coef * n[:, None]
+    WcY[:, :, 1:] = WY
+    Wc[:, 8:] = W
+    Wsel = np.take_along_axis(Wc, k[None], 1)[:, 0]
+    u = np.where(crossing, tc, u)
+    Wsel = np.where(crossing, 0.0, Wsel)
+    d2 = np.where(crossing, 0.0, d2)
+    return u, Wsel, d2, crossing, h
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,9 +350,11 @@ def closest_points_segment_triangle_many(p, q, a, b, c):
     """
     A = _rows(a)
     with np.errstate(divide="ignore", invalid="ignore"):
+        T = _triangle_record(A, _rows(b), _rows(c))
+        A = T[_REC_A]
         P = _rows(p) - A
         Q = _rows(q) - A
-        u, W, d2, *_ = _segment_triangle(P, Q, _rows(b) - A, _rows(c) - A)
+        u, W, d2, *_ = _segment_triangle(P, Q, T)
     on_segment = P + u * (Q - P)
     on_triangle = (on_segment - W) + A
     return (on_segment + A).T, on_triangle.T, d2

@@ -25,6 +25,7 @@ from . import contact as _contact
 from . import sweep as _sweep
 from ._validate import as_point, as_points, as_radii
 from .bvh import BVH
+from .closest import REC_FIELDS, _rows, _triangle_record
 from .constants import DEGENERATE_REL2, MESH_CULL_REL
 from .shapes import Capsule, Contact, Hit
 
@@ -38,6 +39,7 @@ SINGLE_QUERY_NUMPY_CALLS = 39
 _A, _B, _C, _N, _OFF = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12), 12
 _CEN, _RAD = slice(13, 16), 16  # bounding sphere: centroid and max vertex distance
 _ZERO2 = np.zeros(2)
+_BUILD_CHUNK = 65536  # triangles per chunk when building the kernel records
 
 
 class ContactBatch(NamedTuple):
@@ -153,6 +155,15 @@ class TriangleMesh:
         np.maximum(rad2, np.einsum("ij,ij->i", C - cen, C - cen), out=rad2)
         rec[:, _RAD] = np.sqrt(rad2)
         self._rec = rec
+        self._cull = np.ascontiguousarray(rec[:, 9:17])  # unit normal, offset, centroid, radius
+        # Exact-kernel record per triangle (closest._triangle_record), row-major (M, F) so a
+        # candidate's data is one contiguous row; built in chunks to bound the temporaries.
+        krec = np.empty((m, REC_FIELDS))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for lo in range(0, m, _BUILD_CHUNK):
+                s = slice(lo, lo + _BUILD_CHUNK)
+                krec[s] = _triangle_record(_rows(A[s]), _rows(B[s]), _rows(C[s])).T
+        self._krec = krec
         self._normals = rec[:, _N]
         self._normals.flags.writeable = False
         length *= 0.5
@@ -242,16 +253,20 @@ class TriangleMesh:
         cand, rec = self._capsule_candidates(a, b, r)
         if not cand.size:
             return []
-        hit, depth, normal, point = _contact.capsule_triangle_many(
-            a, b, r, rec[:, _A], rec[:, _B], rec[:, _C]
-        )
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            hit, depth, normal, point = _contact._capsule_triangle_rec(
+                a.reshape(3, 1), b.reshape(3, 1), r, self._krec[cand].T
+            )
         idx = np.flatnonzero(hit)
         if not idx.size:
             return []
-        order = idx[np.lexsort((cand[idx], -depth[idx]))]
+        if idx.size > 1:
+            idx = idx[np.lexsort((cand[idx], -depth[idx]))]
+        normal = normal.T
+        point = point.T
         return [
             Contact(float(depth[i]), normal[i].copy(), point[i].copy(), int(cand[i]))
-            for i in order.tolist()
+            for i in idx.tolist()
         ]
 
     def penetrating_triangles(self, capsule: Capsule) -> np.ndarray:
@@ -260,7 +275,10 @@ class TriangleMesh:
         cand, rec = self._capsule_candidates(a, b, r)
         if not cand.size:
             return cand
-        hit = _contact.capsule_triangle_many(a, b, r, rec[:, _A], rec[:, _B], rec[:, _C])[0]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            hit = _contact._capsule_triangle_rec(
+                a.reshape(3, 1), b.reshape(3, 1), r, self._krec[cand].T
+            )[0]
         out = cand[hit]
         out.sort()
         return out
@@ -298,22 +316,24 @@ class TriangleMesh:
 
     # ------------------------------------------------------------------ batched queries
     def _capsule_pairs(self, a, b, r):
-        """Culled candidate pairs (query, triangle, rec rows) for capsules (Q,3),(Q,3),(Q,)."""
+        """Culled candidate pairs (query, triangle) for capsules (Q,3),(Q,3),(Q,)."""
         pad = r + self._pad(0.0) * (1.0 + r + np.maximum(abs(a).max(1), abs(b).max(1)))
         q6 = np.concatenate(
             [np.maximum(a, b) + pad[:, None], pad[:, None] - np.minimum(a, b)], axis=1
         )
         qi, ti = self._bvh.query_many_box6(q6)
-        rec = self._rec[ti]
-        nrm = rec[:, _N]
-        off = rec[:, _OFF]
-        d0 = np.einsum("ij,ij->i", nrm, a[qi]) - off
-        d1 = np.einsum("ij,ij->i", nrm, b[qi]) - off
+        # plane-slab and bounding-sphere rejects on one gathered (K, 8) block per pair
+        cull = self._cull[ti]
+        aq = a[qi]
+        bq = b[qi]
+        nrm = cull[:, 0:3]
+        off = cull[:, 3]
+        d0 = np.einsum("ij,ij->i", nrm, aq) - off
+        d1 = np.einsum("ij,ij->i", nrm, bq) - off
         p = pad[qi]
         keep = (np.minimum(d0, d1) < p) & (np.maximum(d0, d1) > -p)
-        qi, ti, rec, p = qi[keep], ti[keep], rec[keep], p[keep]
-        keep = _sphere_may_touch(a[qi], b[qi], rec, p)
-        return qi[keep], ti[keep], rec[keep]
+        keep &= _sphere_may_touch(aq, bq, cull[:, 4:7], cull[:, 7], p)
+        return qi[keep], ti[keep]
 
     def capsule_contacts_many(self, a, b, radius) -> ContactBatch:
         """Contacts of Q capsules at once: a, b (Q, 3) segment ends; radius scalar or (Q,).
@@ -326,16 +346,36 @@ class TriangleMesh:
         if a.shape != b.shape:
             raise ValueError(f"a and b must have the same shape, got {a.shape} and {b.shape}")
         r = as_radii(radius, "radius", a.shape[0])
-        qi, ti, rec = self._capsule_pairs(a, b, r)
+        qi, ti = self._capsule_pairs(a, b, r)
         if qi.size:
-            hit, depth, normal, point = _contact.capsule_triangle_many(
-                a[qi], b[qi], r[qi], rec[:, _A], rec[:, _B], rec[:, _C]
-            )
+            hit, depth, normal, point = self._contacts_pairs(a, b, r, qi, ti)
             qi, ti, depth, normal, point = qi[hit], ti[hit], depth[hit], normal[hit], point[hit]
             order = np.lexsort((ti, -depth, qi))
             return ContactBatch(qi[order], ti[order], depth[order], normal[order], point[order])
         e = np.empty(0, np.int64)
         return ContactBatch(e, e.copy(), np.empty(0), np.empty((0, 3)), np.empty((0, 3)))
+
+    def _contacts_pairs(self, a, b, r, qi, ti):
+        """Exact contacts of pairs (capsule qi, triangle ti), in chunks of CONTACT_CHUNK pairs.
+
+        Returns hit (K,), depth (K,), normal (K, 3), point (K, 3)."""
+        k = qi.size
+        hit = np.empty(k, dtype=bool)
+        depth = np.empty(k)
+        normal = np.empty((k, 3))
+        point = np.empty((k, 3))
+        chunk = _contact.CONTACT_CHUNK
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for lo in range(0, k, chunk):
+                s = slice(lo, lo + chunk)
+                q = qi[s]
+                T = np.ascontiguousarray(self._krec[ti[s]].T)
+                hit[s], depth[s], n_s, p_s = _contact._capsule_triangle_rec(
+                    np.ascontiguousarray(a[q].T), np.ascontiguousarray(b[q].T), r[q], T
+                )
+                normal[s] = n_s.T
+                point[s] = p_s.T
+        return hit, depth, normal, point
 
     def sweep_capsule_many(self, a, b, radius, displacement) -> SweepBatch:
         """First hits of Q capsules (a, b (Q,3), radius scalar|(Q,)) moved by displacement (Q,3)."""
@@ -481,19 +521,19 @@ def _ray_triangle_many(o, d, a, b, c):
     return t, hit
 
 
-def _sphere_may_touch(a, b, rec, pad):
-    """Bool (N,): segment a-b (N,3) comes within ``pad`` (N,) of each triangle's bounding sphere.
+def _sphere_may_touch(a, b, cen, rad, pad):
+    """Bool (N,): segment a-b (N,3) comes within ``pad`` (N,) of each triangle's bounding sphere
+    (centre ``cen`` (N, 3), radius ``rad`` (N,)).
 
     dist(segment, triangle) >= dist(segment, centroid) - sphere radius (triangle inequality),
     so a False is a proof of no contact (``pad`` already holds the capsule radius and the
     rounding margin). Ericson RTCD 5.1.2 (closest point on a segment to a point).
     """
-    cen = rec[:, _CEN]
     d = b - a
     w = cen - a
     dd = np.einsum("ij,ij->i", d, d)
     t = np.einsum("ij,ij->i", w, d) / np.where(dd > 0.0, dd, 1.0)
     np.clip(t, 0.0, 1.0, out=t)
     w -= t[:, None] * d
-    reach = pad + rec[:, _RAD]
+    reach = pad + rad
     return np.einsum("ij,ij->i", w, w) < reach * reach
