@@ -1,0 +1,798 @@
+"""Kinematic capsule character controller: collide-and-slide, ground state, step-up, snap.
+
+Frame and units: world space, metres, seconds, degrees; ``settings.up`` is up (default +Z).
+The character's position is its *foot*: the lowest point of the upright capsule
+(``Capsule.upright(foot, height, radius, up)``).
+
+A move runs in named phases (Jolt ``CharacterVirtual::ExtendedUpdate``, Unreal
+``UCharacterMovementComponent``, Quake ``PM_StepSlideMove``):
+
+1. **follow ground**: on walkable ground and not moving up, the horizontal part of the
+   displacement is projected onto the ground plane keeping its horizontal length (Unreal
+   ``ComputeGroundMovementDelta``); the downward part is dropped (the floor carries the
+   character).
+2. **slide**: collide-and-slide with exact capsule sweeps (seed 003), at most
+   ``settings.max_iterations`` sweeps. Each hit stops ``skin_width`` short of the surface
+   (measured along the contact normal) and the rest of the displacement is clipped against
+   every plane met so far (creases between two planes, Quake ``PM_SlideMove``). A hit on an
+   upward-facing slope steeper than ``max_slope_deg`` acts as a vertical wall for any motion
+   that would climb it (Jolt ``CancelVelocityTowardsSteepSlopes``). A sweep that starts
+   penetrating triggers penetration recovery (a plane solver over the deepest contacts).
+3. **step up**: when grounded and blocked by a non-walkable obstacle the input pushes into
+   (within 75 degrees), sweep up ``step_height`` (minus the current floor gap), forward by the
+   missing distance, then down; accepted only when the landing supports the character and a
+   ray ``min_step_depth`` past the obstacle finds walkable ground at most ``step_height``
+   above the floor (the tread test: a 0.05 m "no stairs" flight is refused).
+4. **stick to floor**: when the move started on ground and was not moving up, a downward
+   sweep of ``snap_distance`` puts the character back on the floor (stairs and slopes going
+   down stay grounded every frame).
+5. **ground state**: from the downward probe, and when the probe touches an edge or a steep
+   face, from every contact within ``2 * skin_width``: a contact *supports* when it touches
+   the lower cap (normal . up > ``SUPPORT_MIN_COS``); walkability is judged by the touched
+   triangle's face normal, so standing on a stair nosing is standing on the tread. Several
+   steep supports whose normals average to a walkable one (a funnel) count as ground
+   (Godot). ``on_ground`` / ``on_steep_ground`` / ``in_air``.
+
+Every mesh query of a phase is one batched call for all characters moving together
+(``walkthrough_many``); the single-character ``move`` is the same code with a batch of one.
+The common case (walking on open ground) costs one mesh call per move: the slide sweep and
+the ground probe at its end point are issued together and the probe is used when the sweep
+hits nothing; a character moving parallel to the face it stands on, staying inside that
+triangle, needs no probe at all (same-face shortcut).
+
+Guarantee: a move never ends with the capsule penetrating the mesh deeper than
+``skin_width`` (it normally ends clear, ``skin_width`` away from what it touched).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+from typing import NamedTuple
+
+import numpy as np
+
+from ._validate import as_point
+from .constants import (
+    CONTROLLER_MIN_MOVE,
+    DEPENETRATION_MAX_CONTACTS,
+    DEPENETRATION_PASSES,
+    FACE_CONTACT_COS,
+    GROUND_PROBE_SKINS,
+    SAME_FACE_MARGIN,
+    STEP_FORWARD_MIN_COS,
+    STEP_PROBE_OFFSET,
+    STEP_RISE_TOL,
+    SUPPORT_MIN_COS,
+)
+from .shapes import Capsule, Hit
+
+ON_GROUND, ON_STEEP_GROUND, IN_AIR = 0, 1, 2
+GROUND_STATES = ("on_ground", "on_steep_ground", "in_air")
+
+
+def _num(value, name: str) -> float:
+    try:
+        x = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a number, got {value!r}") from exc
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x}")
+    return x
+
+
+@dataclass(frozen=True)
+class ControllerSettings:
+    """Character and controller parameters. Metres, degrees, seconds. Frozen; use ``replace``.
+
+    Defaults follow the engines (Unity/Unreal/Jolt: radius ~0.35, height 1.8, slope 45,
+    step 0.35). Each field says what changing it does to the verdicts.
+    """
+
+    radius: float = 0.35
+    """metres, capsule radius. Corridors narrower than 2 x radius block; treads and gaps are
+    judged against it (the capsule stands on an edge while its axis is within radius of it)."""
+    height: float = 1.8
+    """metres, total capsule height including both caps (>= 2 x radius). Ceilings lower than
+    this above a walkable floor block (``ceiling_too_low``)."""
+    max_slope_deg: float = 45.0
+    """degrees from up; faces at most this steep are walkable floor. Steeper faces are not
+    climbed (``slope_too_steep``) and standing on one slides down."""
+    step_height: float = 0.35
+    """metres, highest riser climbed without jumping (Unity stepOffset, Unreal MaxStepHeight).
+    Also the drop below the last floor beyond which a landing counts as ``fell``."""
+    min_step_depth: float = 0.15
+    """metres, minimum tread: the floor ``min_step_depth`` past a riser must be walkable and at
+    most ``step_height`` above the current floor, else the step is refused (Jolt's forward
+    test 0.15 m; Rapier min_width). Larger values refuse steep, shallow-tread stairs."""
+    skin_width: float = 0.02
+    """metres, the gap kept to surfaces after a hit (Jolt padding 0.02, Unreal 1.9-2.4 cm). The
+    character floats up to 2 x skin_width above the floor; the floor counts as touched within
+    that. Also the penetration tolerated at the end of a move. Larger values hide thin gaps."""
+    snap_distance: float = 0.4
+    """metres, stick-to-floor reach when walking down steps and slopes (Jolt StickToFloor,
+    Godot floor_snap_length). Keep >= step_height + 2 x skin_width or the character is briefly
+    in the air on every full-height step down; a snap of more than step_height fires ``fell``."""
+    gravity: float = 9.81
+    """metres / second^2, downward acceleration while in the air or on steep ground."""
+    speed: float = 4.0
+    """metres / second, walk-through steering speed (horizontal)."""
+    max_iterations: int = 5
+    """slide iterations (sweeps) per move; each hit uses one (Jolt 5, Godot 6, Quake 4). Too few
+    stops the character early in tight corners; the count used is reported."""
+    up: tuple = (0.0, 0.0, 1.0)
+    """unit up vector (normalised on construction)."""
+    max_fall_speed: float = 55.0
+    """metres / second, terminal falling speed (Bullet's fall speed 55)."""
+
+    def __post_init__(self):
+        r = _num(self.radius, "radius")
+        h = _num(self.height, "height")
+        if r <= 0.0:
+            raise ValueError(f"radius must be > 0, got {r}")
+        if h < 2.0 * r:
+            raise ValueError(f"height must be >= 2 * radius = {2.0 * r}, got {h}")
+        slope = _num(self.max_slope_deg, "max_slope_deg")
+        if not 0.0 <= slope < 90.0:
+            raise ValueError(f"max_slope_deg must be in [0, 90), got {slope}")
+        step = _num(self.step_height, "step_height")
+        if not 0.0 <= step < h:
+            raise ValueError(f"step_height must be in [0, height), got {step}")
+        depth = _num(self.min_step_depth, "min_step_depth")
+        if depth < 0.0:
+            raise ValueError(f"min_step_depth must be >= 0, got {depth}")
+        skin = _num(self.skin_width, "skin_width")
+        if not 0.0 < skin < r:
+            raise ValueError(f"skin_width must be in (0, radius), got {skin}")
+        snap = _num(self.snap_distance, "snap_distance")
+        if snap < 0.0:
+            raise ValueError(f"snap_distance must be >= 0, got {snap}")
+        g = _num(self.gravity, "gravity")
+        if g < 0.0:
+            raise ValueError(f"gravity must be >= 0, got {g}")
+        speed = _num(self.speed, "speed")
+        if speed <= 0.0:
+            raise ValueError(f"speed must be > 0, got {speed}")
+        fall = _num(self.max_fall_speed, "max_fall_speed")
+        if fall <= 0.0:
+            raise ValueError(f"max_fall_speed must be > 0, got {fall}")
+        it = self.max_iterations
+        if isinstance(it, bool) or not isinstance(it, (int, np.integer)) or it < 1:
+            raise ValueError(f"max_iterations must be an integer >= 1, got {it!r}")
+        up = as_point(self.up, "up")
+        n = float(np.sqrt(up @ up))
+        if n == 0.0:
+            raise ValueError("up must be a non-zero vector")
+        for name, val in (("radius", r), ("height", h), ("max_slope_deg", slope),
+                          ("step_height", step), ("min_step_depth", depth),
+                          ("skin_width", skin), ("snap_distance", snap), ("gravity", g),
+                          ("speed", speed), ("max_fall_speed", fall)):
+            object.__setattr__(self, name, val)
+        object.__setattr__(self, "max_iterations", int(it))
+        object.__setattr__(self, "up", tuple(float(x) for x in up / n))
+
+    @property
+    def up_vector(self) -> np.ndarray:
+        """(3,) float64 unit up."""
+        return np.array(self.up)
+
+    @property
+    def cos_max_slope(self) -> float:
+        return math.cos(math.radians(self.max_slope_deg))
+
+    @property
+    def ground_probe(self) -> float:
+        """metres: floor within this gap below the capsule counts as touched."""
+        return GROUND_PROBE_SKINS * self.skin_width
+
+    def replace(self, **changes) -> ControllerSettings:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["up"] = list(self.up)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> ControllerSettings:
+        d = dict(d)
+        if "up" in d:
+            d["up"] = tuple(d["up"])
+        return cls(**d)
+
+
+class MoveResult(NamedTuple):
+    """Result of ``CharacterController.move``.
+
+    position : (3,) foot position after the move, metres
+    grounded : bool, ``ground_state == "on_ground"``
+    ground_state : "on_ground" | "on_steep_ground" | "in_air"
+    ground_normal : (3,) unit face normal of the supporting triangle (turned to face the
+        character); zeros in the air
+    hits : list[Hit], one per slide sweep that touched something; ``time`` is the fraction of
+        that sweep's displacement, ``triangle`` the mesh triangle
+    stepped : bool, the move climbed a step
+    iterations : int, slide sweeps plus penetration-recovery rounds used (<= 2 x max_iterations)
+    ground_triangle : int, supporting triangle, -1 in the air
+    ground_distance : float, metres between the capsule and the floor below (inf in the air)
+    depenetration : float, metres the capsule was pushed out of the mesh
+    """
+
+    position: np.ndarray
+    grounded: bool
+    ground_state: str
+    ground_normal: np.ndarray
+    hits: list
+    stepped: bool
+    iterations: int
+    ground_triangle: int = -1
+    ground_distance: float = math.inf
+    depenetration: float = 0.0
+
+
+class _Batch(NamedTuple):
+    """Internal per-character arrays of one lock-step move (N characters)."""
+
+    position: np.ndarray  # (N, 3)
+    state: np.ndarray  # (N,) int8
+    normal: np.ndarray  # (N, 3) ground face normal (oriented), zeros in the air
+    triangle: np.ndarray  # (N,) ground triangle or -1
+    gap: np.ndarray  # (N,) ground distance, inf in air
+    stepped: np.ndarray  # (N,) bool
+    iterations: np.ndarray  # (N,) int
+    depenetration: np.ndarray  # (N,) metres
+    block_normal: np.ndarray  # (N, 3) contact normal of the most opposing non-walkable hit
+    block_point: np.ndarray  # (N, 3)
+    block_triangle: np.ndarray  # (N,) or -1
+    floor: np.ndarray  # (N,) height (along up) of the supporting contact point, nan in air
+    riser_rise: np.ndarray  # (N,) metres above floor at the obstacle (nan if not probed)
+    tread_rise: np.ndarray  # (N,) metres above floor min_step_depth past it (nan if not probed)
+    point: np.ndarray  # (N, 3) supporting contact point on the mesh, nan rows in the air
+    interior: np.ndarray  # (N,) bool: supported by a face interior (triangle = the floor plane)
+    hits: list = None  # [(agent, Hit)] when logged
+
+    def ground(self):
+        """The ground arrays a following move starts from (``_move_many(..., ground0=)``)."""
+        return (self.triangle, self.gap, self.point, self.interior)
+
+
+def _dot(a, b):
+    return np.einsum("ij,ij->i", a, b)
+
+
+def _unit_rows(v):
+    n = np.sqrt(_dot(v, v))
+    safe = np.where(n > 0.0, n, 1.0)
+    return v / safe[:, None], n
+
+
+class CharacterController:
+    """A capsule character moving through a ``TriangleMesh`` (static level geometry).
+
+    mesh : core.mesh.TriangleMesh (collision is two-sided: back faces collide too)
+    settings : ControllerSettings (defaults if None)
+
+    ``move(position, displacement)`` is stateless for the caller: the ground state at the
+    start of a move is the one the previous move ended with at that exact position (cached),
+    or is probed.
+    """
+
+    def __init__(self, mesh, settings: ControllerSettings | None = None):
+        self.mesh = mesh
+        self.settings = settings if settings is not None else ControllerSettings()
+        s = self.settings
+        self._u = s.up_vector
+        self._ua = self._u * s.radius
+        self._ub = self._u * (s.height - s.radius)
+        self._cos = s.cos_max_slope
+        self._probe = s.ground_probe
+        self._cache: dict[bytes, tuple] = {}
+        # TriangleMesh's unvalidated batch entry point, when the mesh has one
+        self._sweep_batch = getattr(mesh, "_sweep_batch", None)
+        self.mesh_calls = 0  # batched mesh queries issued (for benchmarks and tests)
+
+    # ------------------------------------------------------------------ public
+    def capsule_at(self, foot) -> Capsule:
+        """The character's capsule with its lowest point at ``foot`` (3,)."""
+        s = self.settings
+        return Capsule.upright(as_point(foot, "foot"), s.height, s.radius, s.up)
+
+    def move(self, position, displacement) -> MoveResult:
+        """Move the character whose foot is at ``position`` (3,) by ``displacement`` (3,) m.
+
+        Returns a MoveResult (see the module docstring for the phases).
+        """
+        p = as_point(position, "position")
+        d = as_point(displacement, "displacement")
+        start = self._cache.get(p.tobytes())
+        settled = 0.0
+        if start is None:
+            start, settled = self._settle(p)
+            p = start[0]
+        _, st0, n0, fl0, g0 = start
+        b = self._move_many(p[None], d[None], np.array([st0], np.int8), n0[None],
+                            np.array([fl0]), log_hits=True, ground0=g0)
+        return self._result(b, settled)
+
+    def ground(self, position) -> MoveResult:
+        """Ground state at ``position`` without moving (penetration is still resolved)."""
+        return self.move(position, np.zeros(3))
+
+    # ------------------------------------------------------------------ internals
+    def _result(self, b: _Batch, settled: float = 0.0) -> MoveResult:
+        pos = b.position[0].copy()
+        st = int(b.state[0])
+        if len(self._cache) > 256:
+            self._cache.clear()
+        self._cache[pos.tobytes()] = (pos, st, b.normal[0].copy(), float(b.floor[0]),
+                                      tuple(x[:1].copy() for x in b.ground()))
+        return MoveResult(
+            pos, st == ON_GROUND, GROUND_STATES[st], b.normal[0].copy(),
+            [h for _, h in b.hits], bool(b.stepped[0]), int(b.iterations[0]),
+            int(b.triangle[0]), float(b.gap[0]), float(b.depenetration[0]) + settled,
+        )
+
+    def _settle(self, p):
+        b = self._move_many(p[None], np.zeros((1, 3)), np.array([IN_AIR], np.int8),
+                            np.zeros((1, 3)), np.array([np.nan]))
+        return ((b.position[0].copy(), int(b.state[0]), b.normal[0].copy(), float(b.floor[0]),
+                 tuple(x[:1].copy() for x in b.ground())), float(b.depenetration[0]))
+
+    def _sweep(self, feet, disp):
+        """One batched mesh sweep of the characters at ``feet`` (Q, 3) by ``disp`` (Q, 3)."""
+        self.mesh_calls += 1
+        if self._sweep_batch is not None:  # arrays are built here: skip re-validation
+            return self._sweep_batch(feet + self._ua, feet + self._ub,
+                                     np.full(feet.shape[0], self.settings.radius), disp)
+        return self.mesh.sweep_capsule_many(feet + self._ua, feet + self._ub,
+                                            self.settings.radius, disp)
+
+    def _depenetrate(self, pos):
+        """Push capsules at feet ``pos`` (K, 3) out of the mesh to a gap of skin/2.
+
+        Plane solver (Gauss-Seidel over the deepest DEPENETRATION_MAX_CONTACTS contacts of
+        each capsule, DEPENETRATION_PASSES passes), re-queried up to max_iterations rounds.
+        Returns (new feet (K, 3), pushed distance (K,)).
+        """
+        s = self.settings
+        out = pos.copy()
+        pushed = np.zeros(len(pos))
+        live = np.arange(len(pos))
+        kmax = DEPENETRATION_MAX_CONTACTS
+        for _ in range(s.max_iterations):
+            if not live.size:
+                break
+            self.mesh_calls += 1
+            cb = self.mesh.capsule_contacts_many(out[live] + self._ua, out[live] + self._ub,
+                                                 s.radius + 0.5 * s.skin_width)
+            if not cb.query.size:
+                break
+            q = cb.query
+            rank = np.arange(q.size) - np.searchsorted(q, q, side="left")
+            keep = rank < kmax
+            q, rank = q[keep], rank[keep]
+            n_live = live.size
+            depth = np.zeros((n_live, kmax))
+            nrm = np.zeros((n_live, kmax, 3))
+            depth[q, rank] = cb.depth[keep]
+            nrm[q, rank] = cb.normal[keep]
+            x = np.zeros((n_live, 3))
+            for _p in range(DEPENETRATION_PASSES):
+                for j in range(kmax):
+                    viol = depth[:, j] - _dot(nrm[:, j], x)
+                    x += nrm[:, j] * np.maximum(viol, 0.0)[:, None]
+            out[live] += x
+            pushed[live] += np.sqrt(_dot(x, x))
+            live = live[np.unique(q)]
+        return out, pushed
+
+    def _move_many(self, f0, d, state0, normal0, floor0, log_hits=False,
+                   ground0=None) -> _Batch:
+        """Lock-step move of N characters: feet f0 (N,3), displacements d (N,3), start ground
+        state (N,) int8, start ground normal (N,3), start floor height (N,) along up (the
+        supporting contact point; nan if unknown); ``ground0`` the previous move's
+        ``_Batch.ground()`` (optional: enables the same-face shortcut below)."""
+        s = self.settings
+        u = self._u
+        n_agents = f0.shape[0]
+        skin = s.skin_width
+        probe = self._probe
+        cos_slope = self._cos
+        max_it = s.max_iterations
+
+        d_up = d @ u
+        dh = d - d_up[:, None] * u
+        dir_h, dh_len = _unit_rows(dh)
+        on_ground0 = state0 == ON_GROUND
+        not_rising = d_up <= 0.0
+        # Phase 1: follow the ground plane (keep the horizontal length of the step).
+        follow = on_ground0 & not_rising
+        dd = d.copy()
+        if follow.any():
+            n0 = normal0[follow]
+            nu = n0 @ u
+            safe_nu = np.where(nu > 1e-9, nu, 1.0)
+            dd[follow] = dh[follow] - np.outer(_dot(n0, dh[follow]) / safe_nu, u)
+        snap_ok = follow & (s.snap_distance > probe)
+        # speculative probes are short (few candidate triangles); a long stick-to-floor probe
+        # is only issued for characters that lost the floor (phase 4)
+        probe_len = np.full(n_agents, probe)
+        snap_len = np.where(snap_ok, max(s.snap_distance, probe), probe)
+        # height of the foot above the supporting contact (negative when the rounded bottom
+        # dips below a stair nosing it rests on)
+        foot_above = np.where(np.isfinite(floor0), f0 @ u - floor0, 0.0)
+
+        cur = f0.copy()
+        rem = dd.copy()
+        iters = np.zeros(n_agents, np.int64)
+        depen = np.zeros(n_agents)
+        planes = np.zeros((n_agents, max_it, 3))
+        blk_score = np.full(n_agents, np.inf)
+        blk_n = np.zeros((n_agents, 3))
+        blk_pt = np.zeros((n_agents, 3))
+        blk_tri = np.full(n_agents, -1, np.int64)
+        g_t = np.full(n_agents, np.inf)  # ground probe: distance in metres
+        g_n = np.zeros((n_agents, 3))
+        g_tri = np.full(n_agents, -1, np.int64)
+        g_pt = np.zeros((n_agents, 3))
+        g_valid = np.zeros(n_agents, bool)
+        probe_out = (g_t, g_n, g_tri, g_pt, g_valid)
+        hits = []
+
+        rem_len = np.sqrt(_dot(rem, rem))
+        active = rem_len > CONTROLLER_MIN_MOVE
+        rem[~active] = 0.0
+        idle = np.flatnonzero(~active)
+        # Same-face shortcut: a character resting on a face interior that moves parallel to
+        # that face, with its support point staying inside the triangle, keeps the same gap
+        # to that face; if its sweep hits nothing it needs no ground probe. The ground state
+        # is exact (the walkable face is still under it within the probe distance); the
+        # reported floor is that face even if some other surface came equally close.
+        same_face = np.zeros(n_agents, bool)
+        if ground0 is not None:
+            tri0, gap0, pt0, int0 = ground0
+            coh = follow & active & int0 & (tri0 >= 0) & (gap0 <= probe)
+            if coh.any():
+                c = np.flatnonzero(coh)
+                same_face[c[self._inside(pt0[c] + dd[c], tri0[c])]] = True
+
+        # Phase 2: slide. Each sweep is batched with a speculative ground probe at its end.
+        for it in range(max_it):
+            ids = np.flatnonzero(active)
+            pids = idle if it == 0 else np.empty(0, np.int64)
+            if not ids.size and not pids.size:
+                break
+            k = ids.size
+            prb = ids[~same_face[ids]] if it == 0 else ids
+            slot = np.full(n_agents, -1, np.int64)
+            slot[prb] = k + np.arange(prb.size)
+            feet = np.concatenate([cur[ids], cur[prb] + rem[prb], cur[pids]])
+            disp = np.concatenate([rem[ids], np.tile(-probe * u, (prb.size + pids.size, 1))])
+            res = self._sweep(feet, disp)
+            # probes of idle characters
+            if pids.size:
+                sl = np.arange(k + prb.size, k + prb.size + pids.size)
+                self._store_probe(pids, res, sl, probe_len[pids], probe_out)
+            if not k:
+                continue
+            t = res.time[:k]
+            iters[ids] += 1
+            miss = np.isinf(t)
+            if miss.any():
+                m = ids[miss]
+                mp = m[slot[m] >= 0]
+                if mp.size:
+                    self._store_probe(mp, res, slot[mp], probe_len[mp], probe_out)
+                ms = m[slot[m] < 0]  # same-face shortcut
+                if ms.size:
+                    g_t[ms] = gap0[ms]
+                    g_n[ms] = normal0[ms]
+                    g_tri[ms] = tri0[ms]
+                    g_pt[ms] = pt0[ms] + dd[ms]
+                    g_valid[ms] = True
+                cur[m] += rem[m]
+                rem[m] = 0.0
+                active[m] = False
+            zero = t == 0.0
+            if zero.any():
+                z = ids[zero]
+                cur[z], pushed = self._depenetrate(cur[z])
+                depen[z] += pushed
+                iters[z] += 1
+                if log_hits:
+                    for j in np.flatnonzero(zero):
+                        hits.append((ids[j], Hit(0.0, res.normal[j].copy(), res.point[j].copy(),
+                                                 int(res.triangle[j]))))
+            hit = np.isfinite(t) & (t > 0.0)
+            if not hit.any():
+                continue
+            hj = np.flatnonzero(hit)
+            h = ids[hj]
+            n = res.normal[hj]
+            th = t[hj]
+            if log_hits:
+                for j in hj:
+                    hits.append((ids[j], Hit(float(t[j]), res.normal[j].copy(),
+                                             res.point[j].copy(), int(res.triangle[j]))))
+            r_h = rem[h]
+            rhat, rlen = _unit_rows(r_h)
+            approach = -_dot(rhat, n)
+            travel = th * rlen
+            back = np.minimum(skin / np.maximum(approach, 1e-6), travel)
+            cur[h] += rhat * (travel - back)[:, None]
+            r_h = rhat * (rlen - travel + back)[:, None]
+            # blocking obstacle bookkeeping (non-walkable contacts only)
+            nu = n @ u
+            nh, nh_len = _unit_rows(n - np.outer(nu, u))
+            score = np.where((nu < cos_slope) & (nh_len > 1e-9), _dot(dir_h[h], nh), np.inf)
+            better = score < blk_score[h]
+            if better.any():
+                bh = h[better]
+                blk_score[bh] = score[better]
+                blk_n[bh] = n[better]
+                blk_pt[bh] = res.point[hj[better]]
+                blk_tri[bh] = res.triangle[hj[better]]
+            # clip against this plane; steep slopes act as walls for climbing motion
+            vn = _dot(r_h, n)
+            r1 = r_h - n * np.minimum(vn, 0.0)[:, None]
+            steep = (nu < cos_slope) & (nu > 0.0)
+            climb = steep & (r1 @ u > np.maximum(r_h @ u, 0.0) + 1e-12)
+            plane_used = n.copy()
+            if climb.any():
+                # horizontal part: the slope is a vertical wall (w); vertical part: slides
+                # down the real plane. Neither climbs: r . n >= 0 and r . up <= max(rem . up, 0)
+                c = np.flatnonzero(climb)
+                w = nh[c]
+                nc = n[c]
+                rc = r_h[c]
+                vert = np.outer(rc @ u, u)
+                hor = rc - vert
+                hor = hor - w * np.minimum(_dot(hor, w), 0.0)[:, None]
+                vert = vert - nc * np.minimum(_dot(vert, nc), 0.0)[:, None]
+                r1[c] = hor + vert
+                plane_used[c] = w
+            # creases with earlier planes
+            for j in range(it):
+                pj = planes[h, j]
+                viol = _dot(r1, pj) < -1e-12
+                if viol.any():
+                    v = np.flatnonzero(viol)
+                    cr, crl = _unit_rows(np.cross(plane_used[v], pj[v]))
+                    proj = cr * _dot(r1[v], cr)[:, None]
+                    flat = r1[v] - pj[v] * _dot(r1[v], pj[v])[:, None]
+                    r1[v] = np.where((crl > 1e-9)[:, None], proj, flat)
+            for j in range(it):
+                pj = planes[h, j]
+                bad = _dot(r1, pj) < -1e-9
+                r1[bad] = 0.0
+            planes[h, it] = plane_used
+            # stop when nothing is left to move
+            done = _dot(r1, r1) <= CONTROLLER_MIN_MOVE * CONTROLLER_MIN_MOVE
+            r1[done] = 0.0
+            rem[h] = r1
+            active[h] = ~done
+        rem[active] = 0.0  # iterations exhausted: stay where the last sweep ended
+
+        # Phase 3: step up (up, forward, down) for grounded characters blocked by an obstacle.
+        riser = np.full(n_agents, np.nan)
+        tread = np.full(n_agents, np.nan)
+        stepped = np.zeros(n_agents, bool)
+        missing = dh_len - _dot(cur - f0, dir_h)
+        cand = (on_ground0 & not_rising & (blk_tri >= 0) & (blk_score <= -STEP_FORWARD_MIN_COS)
+                & (missing > CONTROLLER_MIN_MOVE) & (s.step_height > 0.0))
+        if cand.any():
+            self._step_up(np.flatnonzero(cand), f0, cur, dir_h, missing, foot_above, blk_pt,
+                          riser, tread, stepped, probe_out)
+
+        # Phase 4: ground probe where the speculative one is not valid (slid, recovered).
+        lost = snap_ok & ~stepped & (g_t > probe)
+        need = np.flatnonzero(~g_valid | lost)
+        if need.size:
+            res = self._sweep(cur[need], -np.outer(snap_len[need], u))
+            self._store_probe(need, res, slice(0, need.size), snap_len[need], probe_out)
+        # probes starting in contact (time 0): recover and probe again
+        zero = np.flatnonzero(g_valid & (g_t == 0.0) & (g_tri >= 0))
+        if zero.size:
+            cur[zero], pushed = self._depenetrate(cur[zero])
+            depen[zero] += pushed
+            res = self._sweep(cur[zero], -np.outer(snap_len[zero], u))
+            self._store_probe(zero, res, slice(0, zero.size), snap_len[zero], probe_out)
+
+        # Phase 5: stick to floor, then the ground state.
+        state, gnorm, gtri, gap, floor, point, interior = self._ground_state(
+            cur, g_t, g_n, g_tri, g_pt, snap_ok & ~stepped)
+        return _Batch(cur, state, gnorm, gtri, gap, stepped, iters, depen, blk_n, blk_pt,
+                      blk_tri, floor, riser, tread, point, interior, hits)
+
+    def _inside(self, p, tri):
+        """(K,) bool: points p (K, 3) strictly inside triangles tri (K,) (projected onto the
+        triangle's plane; barycentric coordinates > a relative margin)."""
+        v = self.mesh.vertices[self.mesh.triangles[tri]]
+        a = v[:, 0]
+        e0, e1, w = v[:, 1] - a, v[:, 2] - a, p - a
+        d00, d01, d11 = _dot(e0, e0), _dot(e0, e1), _dot(e1, e1)
+        d20, d21 = _dot(w, e0), _dot(w, e1)
+        den = d00 * d11 - d01 * d01
+        ok = den > 0.0
+        den = np.where(ok, den, 1.0)
+        bv = (d11 * d20 - d01 * d21) / den
+        bw = (d00 * d21 - d01 * d20) / den
+        m = SAME_FACE_MARGIN
+        return ok & (bv > m) & (bw > m) & (bv + bw < 1.0 - m)
+
+    @staticmethod
+    def _store_probe(ids, res, sl, length, out):
+        g_t, g_n, g_tri, g_pt, g_valid = out
+        g_t[ids] = res.time[sl] * length
+        g_n[ids] = res.normal[sl]
+        g_tri[ids] = res.triangle[sl]
+        g_pt[ids] = res.point[sl]
+        g_valid[ids] = True
+
+    def _step_up(self, S, f0, cur, dir_h, missing, foot_above, blk_pt, riser, tread, stepped,
+                 probe_out):
+        s = self.settings
+        u = self._u
+        skin = s.skin_width
+        probe = self._probe
+        # Tread and riser rays: down from the character's top height, just past the obstacle
+        # and min_step_depth past it (one batched ray call).
+        floor = f0[S] @ u - foot_above[S]
+        bp = blk_pt[S]
+        bp_h = bp - np.outer(bp @ u, u)
+        top = floor + s.height + s.step_height
+        origins = np.concatenate([
+            bp_h + dir_h[S] * STEP_PROBE_OFFSET + np.outer(top, u),
+            bp_h + dir_h[S] * max(s.min_step_depth, STEP_PROBE_OFFSET) + np.outer(top, u),
+        ])
+        self.mesh_calls += 1
+        rays = self.mesh.raycast_many(origins, np.tile(-u, (origins.shape[0], 1)),
+                                      s.height + 2.0 * s.step_height)
+        k = S.size
+        rise = np.where(np.isfinite(rays.time), s.height + s.step_height - rays.time, -np.inf)
+        tri = rays.triangle
+        face_up = np.where(tri >= 0, self.mesh.normals[np.maximum(tri, 0)] @ u, 1.0)
+        rise = np.where(face_up < 0.0, np.inf, rise)  # ray began inside a solid: a wall
+        riser[S] = rise[:k]
+        tread[S] = rise[k:]
+        tread_up = rays.normal[k:] @ u
+        limit = s.step_height + STEP_RISE_TOL
+        tread_ok = (rise[:k] <= limit) & ((rise[k:] == -np.inf) | (
+            (rise[k:] <= limit) & (tread_up >= self._cos)))
+        # up
+        up_len = np.maximum(s.step_height - foot_above[S] - (cur[S] - f0[S]) @ u, 0.0)
+        r1 = self._sweep(cur[S], np.outer(up_len, u))
+        t1 = r1.time
+        gained = np.where(np.isinf(t1), up_len, np.maximum(t1 * up_len - skin, 0.0))
+        ok = tread_ok & (gained > CONTROLLER_MIN_MOVE)
+        raised = cur[S] + np.outer(gained, u)
+        # forward
+        fwd = np.maximum(missing[S], skin)
+        r2 = self._sweep(raised, dir_h[S] * fwd[:, None])
+        t2 = r2.time
+        approach = np.maximum(-_dot(dir_h[S], r2.normal), 1e-6)
+        adv = np.where(np.isinf(t2), fwd, np.maximum(t2 * fwd - skin / approach, 0.0))
+        ok &= (adv > CONTROLLER_MIN_MOVE) & (t2 > 0.0)
+        moved = raised + dir_h[S] * adv[:, None]
+        # down
+        down_len = gained + probe
+        r3 = self._sweep(moved, -np.outer(down_len, u))
+        t3 = r3.time
+        land_up = r3.normal @ u
+        ok &= np.isfinite(t3) & (t3 > 0.0) & (land_up > SUPPORT_MIN_COS)
+        drop = np.where(np.isfinite(t3), t3 * down_len, 0.0)
+        back = np.minimum(skin, drop)
+        land = moved - np.outer(drop - back, u)
+        ok &= (land - f0[S]) @ u > -probe  # a step never ends lower than it started
+        if ok.any():
+            acc = S[ok]
+            cur[acc] = land[ok]
+            stepped[acc] = True
+            g_t, g_n, g_tri, g_pt, g_valid = probe_out
+            g_t[acc] = back[ok]
+            g_n[acc] = r3.normal[ok]
+            g_tri[acc] = r3.triangle[ok]
+            g_pt[acc] = r3.point[ok]
+            g_valid[acc] = True
+
+    def _ground_state(self, cur, g_t, g_n, g_tri, g_pt, snap_ok):
+        """Snap to the floor where allowed, then classify.
+
+        Returns (state, normal, triangle, gap, floor height, point, interior)."""
+        s = self.settings
+        u = self._u
+        skin = s.skin_width
+        probe = self._probe
+        cos_slope = self._cos
+        n_agents = cur.shape[0]
+        hit = (g_tri >= 0) & np.isfinite(g_t)
+        up_c = g_n @ u
+        near = hit & (g_t <= probe)
+        snap = hit & ~near & snap_ok & (g_t <= max(s.snap_distance, probe)) & (
+            up_c > SUPPORT_MIN_COS)
+        gap = np.where(hit, g_t, np.inf)
+        if snap.any():
+            sn = np.flatnonzero(snap)
+            back = np.minimum(skin, gap[sn])
+            cur[sn] -= np.outer(gap[sn] - back, u)
+            gap[sn] = back
+        supported = (near | snap) & (up_c > SUPPORT_MIN_COS)
+        face = self.mesh.normals[np.maximum(g_tri, 0)]
+        fc = _dot(face, g_n)
+        sign = np.where(fc < 0.0, -1.0, 1.0)
+        fo = face * sign[:, None]
+        up_f = fo @ u
+        interior = np.abs(fc) >= FACE_CONTACT_COS
+        state = np.full(n_agents, IN_AIR, np.int8)
+        gnorm = np.zeros((n_agents, 3))
+        gtri = np.full(n_agents, -1, np.int64)
+        easy = supported & interior & (up_f >= cos_slope)
+        state[easy] = ON_GROUND
+        gnorm[easy] = fo[easy]
+        gtri[easy] = g_tri[easy]
+        floor = np.where(supported, g_pt @ u, np.nan)
+        # edges, steep faces, and probes stopped by a non-supporting contact (e.g. the next
+        # stair nosing at the cap's equator) are decided from every contact in probe range
+        hard = np.flatnonzero((supported & ~easy) | (near & ~supported))
+        if hard.size:
+            self._ground_from_contacts(hard, cur, state, gnorm, gtri, floor, g_n, g_tri)
+        air = state == IN_AIR
+        gap[air] = np.inf
+        floor[air] = np.nan
+        point = np.where(air[:, None], np.nan, g_pt)
+        return state, gnorm, gtri, gap, floor, point, easy
+
+    def _best_per_query(self, ids, q, score, code, fo, cb, state, gnorm, gtri, floor):
+        """For each query with a finite score, take its best-scoring contact as the ground.
+
+        Returns the contact rows chosen and the queries they belong to."""
+        order = np.lexsort((-score, q))
+        qs = q[order]
+        first = order[np.r_[True, qs[1:] != qs[:-1]]]
+        w = first[np.isfinite(score[first])]
+        tgt = ids[q[w]]
+        state[tgt] = code
+        gnorm[tgt] = fo[w]
+        gtri[tgt] = cb.triangle[w]
+        floor[tgt] = cb.point[w] @ self._u
+        return w
+
+    def _ground_from_contacts(self, ids, cur, state, gnorm, gtri, floor, g_n, g_tri):
+        s = self.settings
+        u = self._u
+        cos_slope = self._cos
+        feet = cur[ids]
+        self.mesh_calls += 1
+        cb = self.mesh.capsule_contacts_many(feet + self._ua, feet + self._ub,
+                                             s.radius + self._probe)
+        state[ids] = IN_AIR
+        if not cb.query.size:
+            return
+        q = cb.query
+        face = self.mesh.normals[cb.triangle]
+        fc = _dot(face, cb.normal)
+        fo = face * np.where(fc < 0.0, -1.0, 1.0)[:, None]
+        up_f = fo @ u
+        up_c = cb.normal @ u
+        sup = (up_c > SUPPORT_MIN_COS) & (up_f > 0.0)
+        walk = sup & (up_f >= cos_slope)
+        # steep supports first (overwritten below by walkable ones and funnels)
+        self._best_per_query(ids, q, np.where(sup, up_c, -np.inf), ON_STEEP_GROUND, fo, cb,
+                             state, gnorm, gtri, floor)
+        # best walkable support per character: the contact most directly below (highest
+        # contact normal . up), then deepest (stable order)
+        w = self._best_per_query(ids, q, np.where(walk, up_c, -np.inf), ON_GROUND, fo, cb,
+                                 state, gnorm, gtri, floor)
+        # funnel: several steep supports whose normals average to a walkable one (Godot)
+        steep_only = np.setdiff1d(np.arange(ids.size), q[w])
+        if steep_only.size:
+            m = np.isin(q, steep_only) & sup
+            if m.any():
+                acc = np.zeros((ids.size, 3))
+                np.add.at(acc, q[m], fo[m])
+                cnt = np.bincount(q[m], minlength=ids.size)
+                avg, alen = _unit_rows(acc)
+                fun = (cnt >= 2) & (alen > 0.0) & (avg @ u >= cos_slope)
+                if fun.any():
+                    state[ids[fun]] = ON_GROUND
+                    gnorm[ids[fun]] = avg[fun]

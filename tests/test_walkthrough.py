@@ -1,0 +1,317 @@
+"""walkthrough / walkthrough_many / compare_frame_rates: verdicts either side of every limit,
+at 30, 60 and 120 Hz, JSON, determinism, lock-step batching."""
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+from test_controller import (
+    RATES,
+    S,
+    box,
+    ceiling_scene,
+    corridor_scene,
+    gap_scene,
+    grid,
+    merge,
+    ramp_scene,
+    stairs_scene,
+    wall_scene,
+)
+
+from core.controller import CharacterController, ControllerSettings
+from core.mesh import TriangleMesh
+from core.walkthrough import (
+    EVENT_KINDS,
+    WalkEvent,
+    WalkReport,
+    compare_frame_rates,
+    default_max_time,
+    walkthrough,
+    walkthrough_many,
+)
+
+PATH = [[0.0, 0.0, 0.0], [7.0, 0.0, 0.0]]
+
+
+def kinds(rep):
+    return set(rep.kinds())
+
+
+def stuck_reason(rep):
+    return [k for k in rep.kinds() if k not in ("stuck", "reached_goal")]
+
+
+# ---------------------------------------------------------------- scenarios at 3 rates
+@pytest.mark.parametrize("hz", RATES)
+@pytest.mark.parametrize("rise", [0.1, 0.2, 0.3, 0.34])
+def test_climbable_stairs_reach_the_goal(rise, hz):
+    rep = walkthrough(stairs_scene(rise), PATH, dt=1.0 / hz)
+    assert rep.reached_goal
+    assert kinds(rep) == {"reached_goal"}
+    assert rep.trace[-1][2] == pytest.approx(5 * rise, abs=0.05)
+
+
+@pytest.mark.parametrize("hz", RATES)
+@pytest.mark.parametrize("rise", [0.36, 0.45, 0.6])
+def test_too_high_stairs_report_step_too_high_with_the_rise(rise, hz):
+    rep = walkthrough(stairs_scene(rise), PATH, dt=1.0 / hz)
+    assert not rep.reached_goal
+    assert stuck_reason(rep) == ["step_too_high"]
+    ev = rep.first("step_too_high")
+    assert ev.value == pytest.approx(rise, abs=1e-6)
+    assert ev.triangle >= 0 and ev.position[0] < 2.0
+    assert rep.events[-1].kind == "stuck"
+
+
+@pytest.mark.parametrize("hz", RATES)
+def test_no_stairs_flight_blocks(hz):
+    rep = walkthrough(stairs_scene(0.3, tread=0.05, n=10), PATH, dt=1.0 / hz)
+    assert not rep.reached_goal
+    assert stuck_reason(rep) == ["step_too_high"]
+    assert rep.first("step_too_high").value > S.step_height  # rise over the minimum tread
+
+
+@pytest.mark.parametrize("hz", RATES)
+@pytest.mark.parametrize("angle,ok", [(41, True), (44, True), (46, False), (49, False)])
+def test_ramps_either_side_of_the_slope_limit(angle, ok, hz):
+    mesh, _ = ramp_scene(angle)
+    rep = walkthrough(mesh, PATH, dt=1.0 / hz)
+    assert rep.reached_goal is ok
+    if ok:
+        assert kinds(rep) == {"reached_goal"}
+    else:
+        assert stuck_reason(rep) == ["slope_too_steep"]
+        assert rep.first("slope_too_steep").value == pytest.approx(angle, abs=1e-6)
+
+
+@pytest.mark.parametrize("hz", RATES)
+@pytest.mark.parametrize("width,ok", [(2 * S.radius - 0.05, False), (2 * S.radius + 0.05, True)])
+def test_corridors_either_side_of_two_radii(width, ok, hz):
+    rep = walkthrough(corridor_scene(width), PATH, dt=1.0 / hz)
+    assert rep.reached_goal is ok
+    if not ok:
+        assert stuck_reason(rep) == ["blocked"]
+        assert rep.first("blocked").triangle >= 0
+
+
+@pytest.mark.parametrize("hz", RATES)
+@pytest.mark.parametrize("clearance,ok", [(S.height - 0.05, False), (S.height + 0.05, True)])
+def test_ceiling_either_side_of_the_height(clearance, ok, hz):
+    rep = walkthrough(ceiling_scene(clearance), PATH, dt=1.0 / hz)
+    assert rep.reached_goal is ok
+    if not ok:
+        assert stuck_reason(rep) == ["ceiling_too_low"]
+        assert rep.first("ceiling_too_low").value == pytest.approx(clearance, abs=1e-6)
+
+
+@pytest.mark.parametrize("hz", RATES)
+def test_floor_gap_produces_fell(hz):
+    rep = walkthrough(gap_scene(1.5), PATH, dt=1.0 / hz)
+    assert not rep.reached_goal
+    ev = rep.first("fell")
+    assert ev is not None and ev.value > S.step_height
+    assert ev.position[0] > 2.0
+
+
+@pytest.mark.parametrize("hz", RATES)
+def test_drop_onto_a_lower_floor_reports_the_drop(hz):
+    mesh = TriangleMesh(*merge([grid(-3, 2, -3, 3, z=1.0), grid(-3, 10, -3, 3, z=0.0)]))
+    rep = walkthrough(mesh, [[0, 0, 1.0], [6, 0, 0.0]], dt=1.0 / hz)
+    assert rep.reached_goal
+    ev = rep.first("fell")
+    assert ev.value == pytest.approx(1.0, abs=0.03) and ev.triangle >= 0
+
+
+@pytest.mark.parametrize("hz", RATES)
+def test_small_drop_is_not_a_fall(hz):
+    mesh = TriangleMesh(*merge([grid(-3, 2, -3, 3, z=0.3), grid(-3, 10, -3, 3, z=0.0)]))
+    rep = walkthrough(mesh, [[0, 0, 0.3], [6, 0, 0.0]], dt=1.0 / hz)
+    assert rep.reached_goal and rep.first("fell") is None
+    assert rep.grounded[1:].all()  # stick-to-floor: grounded every frame
+
+
+@pytest.mark.parametrize("hz", RATES)
+def test_thin_wall_at_30_m_per_s_never_tunnels(hz):
+    rep = walkthrough(wall_scene(0.02, x0=3.0), PATH, speed=30.0, dt=1.0 / hz)
+    assert not rep.reached_goal
+    assert (rep.trace[:, 0] + S.radius < 3.0).all()
+    assert stuck_reason(rep) == ["blocked"]
+
+
+@pytest.mark.parametrize("hz", RATES)
+def test_going_down_stairs_grounded_every_frame(hz):
+    rep = walkthrough(stairs_scene(0.3), [[6.0, 0, 1.5], [-1.0, 0, 0.0]], dt=1.0 / hz)
+    assert rep.reached_goal
+    assert rep.grounded.all()
+    assert rep.first("fell") is None
+    assert np.all(np.diff(rep.trace[:, 2]) <= 1e-9)  # never bounces up
+
+
+def test_walking_along_a_wall_beside_stairs_does_not_step():
+    # a climbable 0.3 m kerb along the path; the path hugs it at a shallow angle
+    mesh = TriangleMesh(*merge([grid(-1, 9, -2, 2), box((-1, -2, 0), (9, -0.5 - S.radius, 0.3))]))
+    rep = walkthrough(mesh, [[0, -0.1, 0], [6, -0.5, 0]])
+    assert rep.reached_goal
+    assert not rep.stepped.any()
+    assert (rep.trace[:, 2] < 0.05).all()
+
+
+def test_path_with_turns_reaches_the_goal_and_trace_starts_at_path0():
+    mesh = TriangleMesh(*grid(-5, 5, -5, 5))
+    path = [[0, 0, 0], [2, 0, 0], [2, 2, 0], [-1, 2, 0]]
+    rep = walkthrough(mesh, path)
+    assert rep.reached_goal
+    assert rep.trace[0][:2] == pytest.approx([0, 0])
+    assert 0 <= rep.trace[0][2] <= 2 * S.skin_width
+    assert np.hypot(*(rep.trace[-1][:2] - [-1, 2])) <= S.radius
+    assert rep.events[-1].kind == "reached_goal"
+    assert rep.ground_normal.shape == rep.trace.shape
+    assert rep.ground_normal[:, 2] == pytest.approx(1.0)
+
+
+def test_stuck_after_one_second_and_default_max_time():
+    rep = walkthrough(wall_scene(0.2, x0=1.0), PATH, dt=1.0 / 60)
+    ev = rep.first("stuck")
+    blocked_at = rep.first("blocked").time
+    assert ev is not None and 1.0 <= ev.time - blocked_at + 0.3 <= 1.6
+    # max_time ends the walk; the default is 3 x length / speed + 2 s
+    mesh = TriangleMesh(*grid(-5, 5, -5, 5))
+    rep = walkthrough(mesh, [[0, 0, 0], [4, 0, 0]], max_time=0.25)
+    assert rep.duration == pytest.approx(0.25, abs=1e-9) and not rep.reached_goal
+    assert default_max_time([[0, 0, 0], [3, 4, 0], [3, 4, 2]], 2.0) == pytest.approx(12.5)
+
+
+def test_to_dict_is_json_with_the_design_names():
+    rep = walkthrough(stairs_scene(0.45), PATH, dt=1 / 30)
+    d = json.loads(json.dumps(rep.to_dict()))
+    assert set(d) >= {"reached_goal", "events", "trace", "grounded", "ground_normal"}
+    assert d["reached_goal"] is False
+    ev = d["events"][0]
+    assert set(ev) == {"kind", "time", "position", "value", "triangle"}
+    assert ev["kind"] in EVENT_KINDS and len(ev["position"]) == 3
+    assert len(d["trace"]) == len(d["grounded"]) == len(rep.trace)
+    assert isinstance(rep.events[0], WalkEvent) and isinstance(rep, WalkReport)
+
+
+def test_determinism_trace_hash_is_identical():
+    mesh = stairs_scene(0.3)
+    path = [[0, 0.3, 0], [7, -0.2, 0]]
+    h = [hashlib.sha256(walkthrough(mesh, path).trace_bytes()).hexdigest() for _ in range(2)]
+    assert h[0] == h[1]
+    mesh2 = stairs_scene(0.3)  # a rebuilt mesh gives the same trace too
+    assert hashlib.sha256(walkthrough(mesh2, path).trace_bytes()).hexdigest() == h[0]
+
+
+def test_validation():
+    mesh = TriangleMesh(*grid(-1, 1, -1, 1))
+    with pytest.raises(ValueError, match="path"):
+        walkthrough(mesh, [[0, 0]])
+    with pytest.raises(ValueError, match="dt"):
+        walkthrough(mesh, PATH, dt=0)
+    with pytest.raises(ValueError, match="speed"):
+        walkthrough(mesh, PATH, speed=-1)
+    assert walkthrough_many(mesh, []) == []
+
+
+# ---------------------------------------------------------------- many agents
+def test_walkthrough_many_matches_single_walks_and_batches_queries():
+    mesh = stairs_scene(0.3)
+    paths = [[[0, y, 0], [7, y, 0]] for y in np.linspace(-1.2, 1.2, 6)]
+    paths.append([[0, 0, 0], [1.5, 0, 0], [1.5, 1.0, 0]])
+    s = ControllerSettings()
+    ctrl = CharacterController(mesh, s)
+    many = walkthrough_many(mesh, paths, s, controller=ctrl)
+    calls_many = ctrl.mesh_calls
+    singles = []
+    calls_single = 0
+    for p in paths:
+        c = CharacterController(mesh, s)
+        singles.append(walkthrough_many(mesh, [p], s, controller=c)[0])
+        calls_single += c.mesh_calls
+    for a, b in zip(many, singles):
+        assert a.reached_goal == b.reached_goal
+        assert len(a.trace) == len(b.trace)
+        assert np.allclose(a.trace, b.trace, atol=1e-9)
+        assert [e.kind for e in a.events] == [e.kind for e in b.events]
+    # lock-step: one batched call per phase for all agents, not one per agent
+    assert calls_many < 0.5 * calls_single
+
+
+def test_walkthrough_many_ragged_paths_and_max_time_per_agent():
+    mesh = TriangleMesh(*grid(-5, 5, -5, 5))
+    paths = [[[0, 0, 0], [2, 0, 0]], [[0, 1, 0], [1, 1, 0], [1, 3, 0], [-2, 3, 0]]]
+    reps = walkthrough_many(mesh, paths, max_time=[0.2, 100.0])
+    assert not reps[0].reached_goal and reps[1].reached_goal
+    assert reps[0].duration == pytest.approx(0.2)
+
+
+# ---------------------------------------------------------------- frame-rate report
+@pytest.mark.parametrize("scene", ["stairs_ok", "stairs_high", "ramp_steep", "ceiling", "gap"])
+def test_frame_rate_report_same_verdicts(scene):
+    mesh = {
+        "stairs_ok": lambda: stairs_scene(0.3),
+        "stairs_high": lambda: stairs_scene(0.45),
+        "ramp_steep": lambda: ramp_scene(48)[0],
+        "ceiling": lambda: ceiling_scene(1.7),
+        "gap": lambda: gap_scene(1.5),
+    }[scene]()
+    rep = compare_frame_rates(mesh, PATH)
+    assert rep.rates == (30, 60, 120)
+    assert rep.consistent, rep.differences
+    assert len({json.dumps(v) for v in rep.verdicts.values()}) == 1
+    json.dumps(rep.to_dict())
+
+
+def test_frame_rate_report_names_a_difference():
+    # 1 m/s toward a goal 0.86 m away (reached after 0.51 s) with max_time 0.5 s: at 7 Hz the
+    # walk runs ceil(0.5 * 7) = 4 frames (0.571 s) and arrives, at 120 Hz 60 frames (0.5 s)
+    mesh = TriangleMesh(*grid(-5, 5, -5, 5))
+    rep = compare_frame_rates(mesh, [[0, 0, 0], [0.86, 0, 0]], speed=1.0, max_time=0.5,
+                              rates=(7, 120))
+    assert not rep.consistent
+    assert rep.differences[0] == {"what": "reached_goal", "present_at": [7], "absent_at": [120]}
+    kinds = [d.get("kind") for d in rep.differences]
+    assert "reached_goal" in kinds
+    assert rep.verdicts[7]["reached_goal"] and not rep.verdicts[120]["reached_goal"]
+    json.dumps(rep.to_dict())
+
+
+def test_many_agents_on_the_stairs_and_ramps_block_never_end_inside():
+    # 24 random paths across the project's test block (stairs, ramps, corridor, ceiling, thin
+    # wall): no frame of any agent ends penetrating deeper than skin_width.
+    from tools import scenes
+
+    mesh = TriangleMesh(*scenes.stairs_ramps_block())
+    rng = np.random.default_rng(3)
+    lo, hi = mesh.aabb
+    paths = []
+    for _ in range(24):
+        a = np.r_[rng.uniform(lo[0] + 0.5, hi[0] - 0.5), rng.uniform(lo[1] + 0.5, hi[1] - 0.5), 2.5]
+        b = np.r_[rng.uniform(lo[0] + 0.5, hi[0] - 0.5), rng.uniform(lo[1] + 0.5, hi[1] - 0.5), 0.0]
+        paths.append([a, b])
+    reps = walkthrough_many(mesh, paths, max_time=3.0)
+    s = ControllerSettings()
+    u = np.array([0, 0, 1.0])
+    feet = np.concatenate([r.trace for r in reps])
+    cb = mesh.capsule_contacts_many(feet + s.radius * u, feet + (s.height - s.radius) * u,
+                                    s.radius)
+    assert cb.depth.size == 0 or cb.depth.max() <= s.skin_width + 1e-9
+    assert sum(r.reached_goal for r in reps) >= 8
+    for r in reps:
+        json.dumps(r.to_dict(include_trace=False))
+
+
+@pytest.mark.parametrize("rise,ok", [(0.3, True), (0.45, False)])
+def test_y_up_scene_gives_the_same_verdicts(rise, ok):
+    # the stairs rotated into a Y-up frame (x, y, z) -> (x, z, -y), walked with up = +Y
+    z_up = stairs_scene(rise)
+    rot = np.array([[1.0, 0, 0], [0, 0, 1.0], [0, -1.0, 0]])
+    mesh = TriangleMesh(z_up.vertices @ rot.T, z_up.triangles)
+    s = ControllerSettings(up=(0, 1, 0))
+    rep = walkthrough(mesh, np.array(PATH) @ rot.T, s)
+    ref = walkthrough(z_up, PATH)
+    assert rep.reached_goal is ok and ref.reached_goal is ok
+    assert rep.kinds() == ref.kinds()
+    assert rep.trace @ rot == pytest.approx(ref.trace, abs=1e-6)

@@ -1,0 +1,108 @@
+"""Walk-through benchmark rows for tools/bench.py (and standalone use).
+
+``rows(scene_name, mesh, quick) -> list[(label, formatted value)]``: walk-through steps per
+second for one character and agent-steps per second for 256 characters in lock-step
+(``walkthrough_many``), on paths laid over the scene's surface. Targets (issue 4) on the
+~1M-triangle terrain: >= 2,000 steps/s for one agent, >= 50,000 agent-steps/s for 256.
+
+Standalone:  python tools/bench_walk.py [--quick] [--scene terrain_1M]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from core.controller import CharacterController, ControllerSettings  # noqa: E402
+from core.walkthrough import walkthrough_many  # noqa: E402
+
+TARGET_SINGLE = 2_000.0  # steps / s, one agent
+TARGET_MANY = 50_000.0  # agent-steps / s, 256 agents
+
+
+def surface_paths(mesh, n_paths, length=12.0, waypoints=4, seed=0, up=(0.0, 0.0, 1.0)):
+    """n_paths deterministic foot paths (waypoints, 3) on the mesh's upper surface.
+
+    Straight lines of ``length`` metres in random directions, inside the middle 80 % of the
+    mesh's bounds; each waypoint is dropped onto the surface with a downward ray.
+    Paths whose first point finds no surface are skipped.
+    """
+    rng = np.random.default_rng(seed)
+    lo, hi = mesh.aabb
+    span = hi - lo
+    out = []
+    tries = 0
+    while len(out) < n_paths and tries < 20 * n_paths:
+        tries += 1
+        start = lo[:2] + span[:2] * rng.uniform(0.1, 0.9, 2)
+        ang = rng.uniform(0.0, 2.0 * np.pi)
+        d = np.array([np.cos(ang), np.sin(ang)])
+        xy = start + np.outer(np.linspace(0.0, length, waypoints), d)
+        xy = np.clip(xy, lo[:2] + 0.05 * span[:2], hi[:2] - 0.05 * span[:2])
+        origins = np.column_stack([xy, np.full(waypoints, hi[2] + 1.0)])
+        res = mesh.raycast_many(origins, np.tile([0.0, 0.0, -1.0], (waypoints, 1)))
+        if not np.isfinite(res.time).all() or (res.normal[:, 2] < 0.8).any():
+            continue
+        out.append(origins - np.outer(res.time, [0.0, 0.0, 1.0]))
+    return out
+
+
+def measure(mesh, n_agents, length, seed=0, dt=1.0 / 60.0, settings=None):
+    """(agent-steps per second, total agent-steps, mesh calls) for n_agents in lock-step."""
+    s = settings or ControllerSettings()
+    paths = surface_paths(mesh, n_agents, length=length, seed=seed)
+    ctrl = CharacterController(mesh, s)
+    walkthrough_many(mesh, paths[:1], s, dt=dt, max_time=0.1, controller=ctrl)  # warm-up
+    ctrl.mesh_calls = 0
+    t0 = time.perf_counter()
+    reps = walkthrough_many(mesh, paths, s, dt=dt, controller=ctrl)
+    el = time.perf_counter() - t0
+    steps = sum(len(r.trace) - 1 for r in reps)
+    return steps / el, steps, ctrl.mesh_calls, reps
+
+
+def rows(scene_name, mesh, quick):
+    """Benchmark rows for one scene (label, formatted value)."""
+    out = []
+    n_many = 32 if quick else 256
+    length = 4.0 if quick else 12.0
+    if not surface_paths(mesh, 1, length=length, seed=1):
+        return [("walk-through", "n/a (no walkable surface to lay paths on)")]
+    rate1, steps1, calls1, _ = measure(mesh, 1, length, seed=1)
+    out.append(("walk-through, 1 agent (steps/s)",
+                f"{rate1:,.0f} ({steps1} steps, {calls1 / max(steps1, 1):.2f} mesh calls/step;"
+                f" target {TARGET_SINGLE:,.0f})"))
+    rate_n, steps_n, calls_n, reps = measure(mesh, n_many, length, seed=2)
+    goal = np.mean([r.reached_goal for r in reps]) if reps else 0.0
+    out.append((f"walk-through, {n_many} agents (agent-steps/s)",
+                f"{rate_n:,.0f} ({steps_n} agent-steps, {calls_n} mesh calls, "
+                f"{goal:.0%} reached goal; target {TARGET_MANY:,.0f} for 256)"))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--scene", default=None)
+    args = ap.parse_args(argv)
+    from tools import scenes
+
+    table = scenes.QUICK_SCENES if args.quick else scenes.SCENES
+    name = args.scene or ("terrain_small" if args.quick else "terrain_1M")
+    from core.mesh import TriangleMesh
+
+    t0 = time.perf_counter()
+    mesh = TriangleMesh(*table[name]())
+    print(f"{name}: {mesh.n_triangles} triangles, built in {time.perf_counter() - t0:.1f} s")
+    for label, value in rows(name, mesh, args.quick):
+        print(f"| {label} | {value} |")
+
+
+if __name__ == "__main__":
+    main()
