@@ -3,6 +3,64 @@
 Units are metres, Z is up. See DESIGN.md for the conventions every function follows.
 """
 
+from . import exact, presets
+from .audits import headroom_audit, ledge_audit, stair_audit, stand_test, walkable_faces
+from .closest import (
+    closest_point_segment,
+    closest_point_triangle,
+    closest_points_segment_segment,
+    closest_points_segment_triangle,
+)
+from .contact import capsule_capsule, capsule_triangle, sphere_triangle
+from .controller import CharacterController, ControllerSettings, MoveResult
+from .mesh import ContactBatch, SweepBatch, TriangleMesh
 from .shapes import Capsule, Contact, Hit
+from .sweep import sweep_capsule_triangle
+from .walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
+from .walkthrough import (
+    FrameRateReport,
+    WalkEvent,
+    WalkReport,
+    compare_frame_rates,
+    walkthrough,
+    walkthrough_many,
+)
 
-__all__ = ["Capsule", "Contact", "Hit"]
+__all__ = [
+    "Capsule",
+    "Contact",
+    "Hit",
+    "closest_point_segment",
+    "closest_points_segment_segment",
+    "closest_point_triangle",
+    "closest_points_segment_triangle",
+    "sphere_triangle",
+    "capsule_capsule",
+    "capsule_triangle",
+    "sweep_capsule_triangle",
+    "exact",
+    "TriangleMesh",
+    "ContactBatch",
+    "SweepBatch",
+    "classify_triangles",
+    "face_slopes",
+    "WALKABLE",
+    "STEEP",
+    "WALL",
+    "CEILING",
+    "ControllerSettings",
+    "CharacterController",
+    "MoveResult",
+    "walkthrough",
+    "walkthrough_many",
+    "compare_frame_rates",
+    "WalkReport",
+    "WalkEvent",
+    "FrameRateReport",
+    "presets",
+    "stand_test",
+    "stair_audit",
+    "headroom_audit",
+    "ledge_audit",
+    "walkable_faces",
+]

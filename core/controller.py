@@ -60,6 +60,7 @@ from .constants import (
     FACE_CONTACT_COS,
     GROUND_PROBE_SKINS,
     SAME_FACE_MARGIN,
+    SLOPE_LIMIT_TOL_RAD,
     STEP_FORWARD_MIN_COS,
     STEP_PROBE_OFFSET,
     STEP_RISE_TOL,
@@ -178,7 +179,10 @@ class ControllerSettings:
 
     @property
     def cos_max_slope(self) -> float:
-        return math.cos(math.radians(self.max_slope_deg))
+        """cos of the slope limit, widened by SLOPE_LIMIT_TOL_RAD so that a face exactly at the
+        limit is walkable here as in ``classify_triangles`` (a 45 degree ramp built with
+        tan/atan has a normal 1e-16 steeper than cos 45)."""
+        return math.cos(math.radians(self.max_slope_deg) + SLOPE_LIMIT_TOL_RAD)
 
     @property
     def ground_probe(self) -> float:

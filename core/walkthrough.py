@@ -345,7 +345,10 @@ class _Walker:
             log_stepped.append(b.stepped)
             # events
             h_new = new @ u
-            supported = b.state != IN_AIR
+            # Drops are measured between walkable floors: resting on a ledge's edge or
+            # sliding down a steep face is part of the fall, not a new floor (a walk off a
+            # 1.5 m tread reports 1.5 m: tests/test_validate_level.py::test_sample_verdicts).
+            supported = b.state == ON_GROUND
             floor_new = np.where(supported & np.isfinite(b.floor), b.floor, h_new)
             drop = last_ground_h[act] - floor_new
             fell = supported & (drop > s.step_height + 1e-9)
