@@ -43,6 +43,10 @@ from core import (  # noqa: E402
     ControllerSettings,
     TriangleMesh,
     classify_triangles,
+    headroom_audit,
+    ledge_audit,
+    stair_audit,
+    stand_test,
     walkthrough_many,
 )
 from core.obj import read_obj  # noqa: E402
@@ -135,6 +139,44 @@ def _check_paths(mesh, settings, paths):
     return rows
 
 
+STEP_LIKE_FACTOR = 2.0  # risers up to this many step heights tall are audited as steps
+
+
+def _audits(mesh, settings, worst=10):
+    """Level-wide audits: counts plus the ``worst`` rows of each (face, value, position)."""
+
+    def rows(faces, values, positions, order):
+        return [{"face": int(faces[k]), "value_m": float(values[k]),
+                 "position": [round(float(x), 4) for x in positions[k]]} for k in order[:worst]]
+
+    stand = stand_test(mesh, settings)
+    stairs = stair_audit(mesh, settings)
+    head = headroom_audit(mesh, settings)
+    ledges = ledge_audit(mesh, settings)
+    # A riser more than STEP_LIKE_FACTOR x step_height tall is a wall, not a step: a designer
+    # wants the 0.45 m steps, not every 2.5 m wall, in the stair section of the report.
+    step_like = stairs.rise <= STEP_LIKE_FACTOR * settings.step_height
+    bad_stairs = np.flatnonzero(step_like & (stairs.too_high | stairs.too_shallow))
+    finite_drop = np.where(np.isfinite(ledges.drop), ledges.drop, np.finfo(float).max)
+    return {
+        "cannot_stand": {
+            "faces": int(len(stand.faces)), "of_walkable": int(len(stand.tested)),
+            "deepest": rows(stand.faces, stand.depth, stand.position, np.argsort(-stand.depth))},
+        "stairs": {
+            "step_risers": int(step_like.sum()),
+            "too_high": int((step_like & stairs.too_high).sum()),
+            "too_shallow": int((step_like & stairs.too_shallow).sum()),
+            "highest": rows(stairs.riser[bad_stairs], stairs.rise[bad_stairs],
+                            stairs.position[bad_stairs], np.argsort(-stairs.rise[bad_stairs]))},
+        "low_headroom": {
+            "faces": int(len(head.faces)),
+            "lowest": rows(head.faces, head.clearance, head.position, np.argsort(head.clearance))},
+        "ledges": {
+            "faces": int(len(ledges.faces)),
+            "highest": rows(ledges.faces, finite_drop, ledges.position, np.argsort(-finite_drop))},
+    }
+
+
 def validate(spec_path, min_depth=MIN_REPORTED_DEPTH):
     """Run every check of the level spec at ``spec_path``; return the report dict."""
     t0 = time.perf_counter()
@@ -149,6 +191,8 @@ def validate(spec_path, min_depth=MIN_REPORTED_DEPTH):
     t_caps = time.perf_counter()
     walks = _check_paths(mesh, settings, spec.get("paths", []))
     t_walk = time.perf_counter()
+    audits = _audits(mesh, settings)
+    t_audit = time.perf_counter()
     findings = [
         {"check": "capsule", "name": r["name"], "expected": r["expected"],
          "got": "penetrating" if r["penetrating"] else "clear"}
@@ -165,12 +209,14 @@ def validate(spec_path, min_depth=MIN_REPORTED_DEPTH):
         "walkability": walkability,
         "capsules": capsules,
         "walks": walks,
+        "audits": audits,
         "min_reported_depth_m": min_depth,
         "findings": findings,
         "ok": not findings,
         "timings_s": {"load_and_build": round(t_load - t0, 4),
                       "walkability_and_capsules": round(t_caps - t_load, 4),
-                      "walkthroughs": round(t_walk - t_caps, 4)},
+                      "walkthroughs": round(t_walk - t_caps, 4),
+                      "audits": round(t_audit - t_walk, 4)},
     }
 
 
@@ -191,6 +237,13 @@ def _print_summary(report, out):
             for e in r["events"])
         flag = "" if r.get("ok", True) else "   <-- expected " + r["expected"]
         print(f"  walk    {r['name']:<24} {r['verdict']:<16} [{detail}]{flag}", file=out)
+    a = report["audits"]
+    print(f"Audits: {a['cannot_stand']['faces']} of {a['cannot_stand']['of_walkable']} walkable "
+          f"faces too cramped to stand on; {a['stairs']['too_high']} risers too high and "
+          f"{a['stairs']['too_shallow']} treads too shallow of {a['stairs']['step_risers']} step "
+          f"risers; "
+          f"{a['low_headroom']['faces']} faces with low headroom; "
+          f"{a['ledges']['faces']} ledges", file=out)
     n = len(report["findings"])
     print(f"{n} finding(s); {'all expectations held' if not n else 'see report'}", file=out)
 
