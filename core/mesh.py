@@ -26,7 +26,13 @@ from . import sweep as _sweep
 from ._validate import as_point, as_points, as_radii
 from .bvh import BVH
 from .closest import REC_FIELDS, _rows, _triangle_record
-from .constants import DEGENERATE_REL2, MESH_CULL_REL
+from .constants import (
+    DEGENERATE_REL2,
+    MESH_CULL_REL,
+    SWEEP_CULL_CHUNK,
+    SWEEP_PRUNE_FIRST,
+    SWEEP_PRUNE_MIN_PAIRS,
+)
 from .shapes import Capsule, Contact, Hit
 
 # numpy calls on the single-capsule path for a 1M-triangle mesh (entry level + 2 levels below
@@ -289,11 +295,44 @@ class TriangleMesh:
         Hit.time in [0, 1]; 0 when the capsule starts penetrating (as ``sweep_capsule_triangle``).
         """
         v = as_point(displacement, "displacement")
-        res = self._sweep_batch(capsule.a[None], capsule.b[None], np.array([capsule.radius]),
-                                v[None])
-        if res.triangle[0] < 0:
+        a, b, r = capsule.a, capsule.b, capsule.radius
+        # Single-query route (fewer numpy calls than _sweep_batch with Q = 1): entry-level
+        # BVH query on the sweep's box, the moving plane-slab reject, one kernel call.
+        a2, b2 = a + v, b + v
+        ext = max(abs(a).max(), abs(b).max(), abs(a2).max(), abs(b2).max())
+        pad = r + self._pad(0.0) * (1.0 + r + ext)
+        lo = np.minimum(np.minimum(a, b), np.minimum(a2, b2))
+        hi = np.maximum(np.maximum(a, b), np.maximum(a2, b2))
+        cand = self._bvh.query_box8(np.concatenate((hi + pad, pad - lo, _ZERO2)))
+        if not cand.size:
             return None
-        return Hit(float(res.time[0]), res.normal[0], res.point[0], int(res.triangle[0]))
+        rec = self._rec[cand]
+        nrm = rec[:, _N]
+        d = nrm @ np.stack((a, b), axis=1) - rec[:, _OFF, None]  # (k, 2): d0, d1
+        dv = nrm @ v
+        d0 = d[:, 0]
+        d1 = d[:, 1]
+        keep = (np.minimum(d0, d1) + np.minimum(dv, 0.0) < pad) & (
+            np.maximum(d0, d1) + np.maximum(dv, 0.0) > -pad
+        )
+        cand = cand[keep]
+        k = cand.size
+        if not k:
+            return None
+        rec = rec[keep]
+        kernel = _sweep._sweep_kernel if k <= _sweep._CHUNK else _sweep.sweep_capsule_triangle_many
+        t, n, pt = kernel(
+            np.broadcast_to(a, (k, 3)), np.broadcast_to(b, (k, 3)), np.full(k, r),
+            np.broadcast_to(v, (k, 3)), rec[:, _A], rec[:, _B], rec[:, _C],
+        )
+        i = int(np.argmin(t))  # first minimum; ties go to the lowest triangle index
+        tmin = t[i]
+        if not np.isfinite(tmin):
+            return None
+        tie = np.flatnonzero(t == tmin)
+        if tie.size > 1:
+            i = int(tie[np.argmin(cand[tie])])
+        return Hit(float(tmin), n[i].copy(), pt[i].copy(), int(cand[i]))
 
     def raycast(self, origin, direction, max_distance=np.inf) -> Hit | None:
         """First triangle hit by the ray ``origin + t * unit(direction)``, 0 <= t <= max_distance.
@@ -388,6 +427,22 @@ class TriangleMesh:
         return self._sweep_batch(a, b, r, v)
 
     def _sweep_batch(self, a, b, r, v) -> SweepBatch:
+        """First hits of Q sweeps (a, b, v (Q, 3), r (Q,)): cull, order, prune, exact kernel.
+
+        1. BVH: triangles whose box overlaps the sweep's padded box.
+        2. Time-interval separating-axis cull (``_sweep_windows``): along the x, y, z axes,
+           the triangle's normal and the motion direction, the times at which the moving
+           segment's padded projection overlaps the triangle's give a window [enter, exit]
+           that contains every t with dist < r; an empty window proves a miss and ``enter``
+           is a lower bound of the pair's exact time.
+        3. With more than ``SWEEP_PRUNE_MIN_PAIRS`` survivors, two rounds: the exact kernel
+           first runs on each query's ``SWEEP_PRUNE_FIRST`` most promising pairs (earliest
+           face-plane entry, then earliest window), which gives each query an exact time
+           ``best``; every other pair whose window opens after ``best`` is dropped (its time
+           is > best, so it cannot be the first hit or tie with it); the rest run next.
+        Every pair that could be the first hit is decided by the exact kernel, so the answer
+        equals brute force over all triangles.
+        """
         nq = a.shape[0]
         a2, b2 = a + v, b + v
         ext = np.maximum(np.maximum(abs(a).max(1), abs(b).max(1)),
@@ -402,22 +457,32 @@ class TriangleMesh:
         tri = np.full(nq, -1, dtype=np.int64)
         if not qi.size:
             return SweepBatch(time, normal, point, tri)
-        rec = self._rec[ti]
-        nrm = rec[:, _N]
-        off = rec[:, _OFF]
-        d0 = np.einsum("ij,ij->i", nrm, a[qi]) - off
-        d1 = np.einsum("ij,ij->i", nrm, b[qi]) - off
-        dv = np.einsum("ij,ij->i", nrm, v[qi])
-        dmin = np.minimum(d0, d1) + np.minimum(dv, 0.0)
-        dmax = np.maximum(d0, d1) + np.maximum(dv, 0.0)
-        p = pad[qi]
-        keep = (dmin < p) & (dmax > -p)
-        qi, ti, rec = qi[keep], ti[keep], rec[keep]
+        keep, enter, key = _sweep_windows(a, b, r, v, pad, qi, ti, self._rec, self._krec)
+        qi, ti, enter, key = qi[keep], ti[keep], enter[keep], key[keep]
         if not qi.size:
             return SweepBatch(time, normal, point, tri)
-        t, n, pt = _sweep.sweep_capsule_triangle_many(
-            a[qi], b[qi], r[qi], v[qi], rec[:, _A], rec[:, _B], rec[:, _C]
-        )
+        rec = self._rec[ti]
+        if qi.size > SWEEP_PRUNE_MIN_PAIRS:
+            first = _first_pairs(qi, enter, key)
+            t1, n1, p1 = _sweep.sweep_capsule_triangle_many(
+                a[qi[first]], b[qi[first]], r[qi[first]], v[qi[first]],
+                rec[first, _A], rec[first, _B], rec[first, _C])
+            best = np.full(nq, np.inf)
+            np.minimum.at(best, qi[first], t1)
+            rest = np.flatnonzero(~first & (enter <= best[qi]))
+            t2, n2, p2 = _sweep.sweep_capsule_triangle_many(
+                a[qi[rest]], b[qi[rest]], r[qi[rest]], v[qi[rest]],
+                rec[rest, _A], rec[rest, _B], rec[rest, _C])
+            first = np.flatnonzero(first)
+            qi = np.concatenate((qi[first], qi[rest]))
+            ti = np.concatenate((ti[first], ti[rest]))
+            t = np.concatenate((t1, t2))
+            n = np.concatenate((n1, n2))
+            pt = np.concatenate((p1, p2))
+        else:
+            t, n, pt = _sweep.sweep_capsule_triangle_many(
+                a[qi], b[qi], r[qi], v[qi], rec[:, _A], rec[:, _B], rec[:, _C]
+            )
         hit = np.isfinite(t)
         qi, ti, t, n, pt = qi[hit], ti[hit], t[hit], n[hit], pt[hit]
         if qi.size:
@@ -537,3 +602,110 @@ def _sphere_may_touch(a, b, cen, rad, pad):
     w -= t[:, None] * d
     reach = pad + rad
     return np.einsum("ij,ij->i", w, w) < reach * reach
+
+
+def _sweep_windows(a, b, r, v, pad, qi, ti, rec, krec):
+    """Cull and rank candidate sweep pairs with five separating axes (no exact kernel).
+
+    a, b, v (Q, 3) segment ends and displacement; r (Q,) radii; pad (Q,) = r + rounding
+    margin; qi, ti (K,) the pairs' query and triangle; rec, krec the mesh's ``_rec`` and
+    ``_krec``. Returns (keep (K,) bool, enter (K,), key (K,)), in chunks of
+    ``SWEEP_CULL_CHUNK`` pairs (cache-sized, component-major temporaries).
+
+    Window: on an axis w the segment's projection [s_lo, s_hi] + t (v . w) must come within
+    ``pad`` of the triangle's [t_lo, t_hi] for dist(segment + t v, triangle) < r
+    (projections are 1-Lipschitz), which holds on one interval of t. Intersected over the
+    axes x, y, z, the unit normal (zero for a zero-area triangle: always overlapping) and
+    unit(v), and with [0, 1], it is [enter, exit]; keep is False when it is empty (a proven
+    miss), otherwise every t with dist < r is >= enter. key: the time the end nearer the
+    plane enters the face piece (its sphere reaches the plane inside the triangle), ``inf``
+    where that does not happen; only used to order the pairs.
+    """
+    k = qi.size
+    keep = np.empty(k, dtype=bool)
+    enter = np.empty(k)
+    key = np.empty(k)
+    aT, bT, vT = a.T, b.T, v.T
+    for lo in range(0, k, SWEEP_CULL_CHUNK):
+        s = slice(lo, lo + SWEEP_CULL_CHUNK)
+        q = qi[s]
+        R = np.ascontiguousarray(rec[ti[s]].T)  # (17, n)
+        n = R.shape[1]
+        P = np.take(aT, q, axis=1)
+        Q = np.take(bT, q, axis=1)
+        V = np.take(vT, q, axis=1)
+        vv = (V * V).sum(0)
+        speed = np.sqrt(vv)
+        U = V * np.where(vv > 0.0, 1.0 / np.where(vv > 0.0, speed, 1.0), 0.0)
+        nrm = R[9:12]
+        tl = np.empty((5, n))
+        th = np.empty((5, n))
+        sl = np.empty((5, n))
+        sh = np.empty((5, n))
+        c = np.empty((5, n))
+        np.minimum(np.minimum(R[0:3], R[3:6]), R[6:9], out=tl[0:3])
+        np.maximum(np.maximum(R[0:3], R[3:6]), R[6:9], out=th[0:3])
+        np.minimum(P, Q, out=sl[0:3])
+        np.maximum(P, Q, out=sh[0:3])
+        c[0:3] = V
+        d0 = (P * nrm).sum(0) - R[12]
+        d1 = (Q * nrm).sum(0) - R[12]
+        tl[3] = 0.0
+        th[3] = 0.0
+        np.minimum(d0, d1, out=sl[3])
+        np.maximum(d0, d1, out=sh[3])
+        c[3] = (V * nrm).sum(0)
+        tu = (R[0:9].reshape(3, 3, n) * U).sum(1)  # vertex projections on unit(v)
+        np.minimum(np.minimum(tu[0], tu[1]), tu[2], out=tl[4])
+        np.maximum(np.maximum(tu[0], tu[1]), tu[2], out=th[4])
+        pu = (P * U).sum(0)
+        qu = (Q * U).sum(0)
+        np.minimum(pu, qu, out=sl[4])
+        np.maximum(pu, qu, out=sh[4])
+        c[4] = speed
+        p = pad[q]
+        g1 = tl - sh - p  # need t c >= g1
+        g2 = th - sl + p  # need t c <= g2, g2 > g1
+        # c == 0: g / c is -inf/+inf (overlapping: never constrains) or both +-inf (disjoint:
+        # empty window), or nan when a gap equals the pad exactly (dist > r: a miss; nan
+        # makes the comparison below False)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g1 /= c
+            g2 /= c
+        t_in = np.minimum(g1, g2)
+        t_out = np.maximum(g1, g2)
+        e = np.maximum(np.maximum.reduce(t_in, axis=0), 0.0)
+        enter[s] = e
+        keep[s] = e <= np.minimum(np.minimum.reduce(t_out, axis=0), 1.0)
+        # ordering key: face entry of the end nearer the plane (krec: inward edge normals
+        # M_j, offsets, relative to vertex a)
+        Kr = np.ascontiguousarray(krec[ti[s]].T)  # (31, n)
+        near = np.abs(d0) <= np.abs(d1)
+        dn = np.where(near, d0, d1)
+        E = np.where(near, P, Q)
+        gap = np.abs(dn) - r[q]
+        towards = np.where(dn > 0.0, -c[3], c[3])
+        ok = (gap >= 0.0) & (towards > 0.0)
+        tf = gap / np.where(ok, towards, 1.0)
+        ok &= tf <= 1.0
+        foot = E - Kr[28:31] + tf * V - dn * nrm
+        g = (foot[:, None] * Kr[0:12].reshape(3, 4, n)[:, 1:]).sum(0) - Kr[24:27]
+        ok &= np.minimum(np.minimum(g[0], g[1]), g[2]) >= 0.0
+        key[s] = np.where(ok, tf, np.inf)
+    return keep, enter, key
+
+
+def _first_pairs(qi, enter, key):
+    """Bool (K,): each query's ``SWEEP_PRUNE_FIRST`` most promising candidate pairs.
+
+    Ranks a query's pairs by ``key`` (face entry time, see ``_sweep_windows``), then by the
+    window's ``enter``. Only an ordering heuristic: correctness does not depend on it.
+    """
+    k = qi.size
+    order = np.lexsort((enter, key, qi))
+    qs = qi[order]
+    start = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
+    rank = np.arange(k) - np.repeat(start, np.diff(np.r_[start, k]))
+    first = np.zeros(k, dtype=bool)
+    first[order[rank < SWEEP_PRUNE_FIRST]] = True
+    return first
