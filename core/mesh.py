@@ -41,7 +41,10 @@ from .shapes import Capsule, Contact, Hit
 # kernel itself is ~100+ ufunc calls) and ~6 calls to order the contacts.
 SINGLE_QUERY_NUMPY_CALLS = 39
 
-# Column layout of the per-triangle record ``TriangleMesh._rec`` (float64, (M, 17)).
+# Column layout of the per-triangle rows assembled by ``TriangleMesh._rec_rows`` (float64,
+# (k, 17)): the corners, then the stored cull block ``_cull`` (M, 8): unit normal, plane
+# offset, bounding-sphere centroid and radius. Corners are gathered from the vertices on
+# demand rather than stored per triangle (72 bytes a triangle: the 0.6 GB budget at 1M).
 _A, _B, _C, _N, _OFF = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12), 12
 _CEN, _RAD = slice(13, 16), 16  # bounding sphere: centroid and max vertex distance
 _ZERO2 = np.zeros(2)
@@ -135,9 +138,9 @@ class TriangleMesh:
         self._vertices = V
         self._triangles = T
         m = T.shape[0]
-        rec = np.empty((m, 17))
-        rec[:, 0:9] = V[T].reshape(m, 9)
-        A, B, C = rec[:, _A], rec[:, _B], rec[:, _C]
+        corners = V[T]  # (m, 3, 3) temporary
+        A, B, C = corners[:, 0], corners[:, 1], corners[:, 2]
+        cull = np.empty((m, 8))
         e1 = B - A
         e2 = C - A
         cr = np.cross(e1, e2)
@@ -146,22 +149,24 @@ class TriangleMesh:
         np.maximum(emax, np.einsum("ij,ij->i", e2, e2), out=emax)
         e2 -= e1  # now C - B
         np.maximum(emax, np.einsum("ij,ij->i", e2, e2), out=emax)
+        del e1, e2
         degenerate = n2 <= DEGENERATE_REL2 * emax * emax
         length = np.sqrt(n2, out=n2)
         length[degenerate] = 0.0
         inv = np.divide(1.0, length, out=np.zeros_like(length), where=~degenerate)
-        np.multiply(cr, inv[:, None], out=rec[:, _N])
-        rec[:, _OFF] = np.einsum("ij,ij->i", rec[:, _N], A)
-        cen = rec[:, _CEN]
+        np.multiply(cr, inv[:, None], out=cull[:, 0:3])
+        del cr
+        cull[:, 3] = np.einsum("ij,ij->i", cull[:, 0:3], A)
+        cen = cull[:, 4:7]
         np.add(A, B, out=cen)
         cen += C
         cen *= 1.0 / 3.0
         rad2 = np.einsum("ij,ij->i", A - cen, A - cen)
         np.maximum(rad2, np.einsum("ij,ij->i", B - cen, B - cen), out=rad2)
         np.maximum(rad2, np.einsum("ij,ij->i", C - cen, C - cen), out=rad2)
-        rec[:, _RAD] = np.sqrt(rad2)
-        self._rec = rec
-        self._cull = np.ascontiguousarray(rec[:, 9:17])  # unit normal, offset, centroid, radius
+        cull[:, 7] = np.sqrt(rad2)
+        del rad2
+        self._cull = cull  # unit normal, offset, centroid, radius
         # Exact-kernel record per triangle (closest._triangle_record), row-major (M, F) so a
         # candidate's data is one contiguous row; built in chunks to bound the temporaries.
         krec = np.empty((m, REC_FIELDS))
@@ -170,13 +175,14 @@ class TriangleMesh:
                 s = slice(lo, lo + _BUILD_CHUNK)
                 krec[s] = _triangle_record(_rows(A[s]), _rows(B[s]), _rows(C[s])).T
         self._krec = krec
-        self._normals = rec[:, _N]
+        self._normals = cull[:, 0:3]
         self._normals.flags.writeable = False
         length *= 0.5
         self._areas = length
         self._areas.flags.writeable = False
         lo = np.minimum(np.minimum(A, B), C)
         hi = np.maximum(np.maximum(A, B), C)
+        del corners, A, B, C  # before the BVH build: bounds the peak
         self._bvh = BVH(lo, hi)
         self._lo = lo.min(axis=0)
         self._hi = hi.max(axis=0)
@@ -234,6 +240,15 @@ class TriangleMesh:
         idx.sort()
         return idx
 
+    def _rec_rows(self, idx) -> np.ndarray:
+        """(k, 17) float64 rows for triangles ``idx``: corners a, b, c, then the cull block
+        (layout ``_A``.. ``_RAD``); identical to storing them, without the memory."""
+        idx = np.asarray(idx)
+        out = np.empty((idx.size, 17))
+        out[:, 0:9] = self._vertices[self._triangles[idx]].reshape(idx.size, 9)
+        out[:, 9:17] = self._cull[idx]
+        return out
+
     def _capsule_candidates(self, a: np.ndarray, b: np.ndarray, r: float):
         """Candidates of one capsule after box and plane-slab culling: (index, rec rows)."""
         pad = r + self._pad(r + max(abs(a).max(), abs(b).max()))
@@ -241,13 +256,13 @@ class TriangleMesh:
         cand = self._bvh.query_box8(q8)
         if not cand.size:
             return cand, None
-        rec = self._rec[cand]
-        nrm = rec[:, _N]
-        off = rec[:, _OFF]
+        cull = self._cull[cand]
+        nrm = cull[:, 0:3]
+        off = cull[:, 3]
         d0 = nrm @ a - off
         d1 = nrm @ b - off
         keep = (np.minimum(d0, d1) < pad) & (np.maximum(d0, d1) > -pad)
-        return cand[keep], rec[keep]
+        return cand[keep], None
 
     # ------------------------------------------------------------------ single queries
     def capsule_contacts(self, capsule: Capsule) -> list[Contact]:
@@ -306,7 +321,7 @@ class TriangleMesh:
         cand = self._bvh.query_box8(np.concatenate((hi + pad, pad - lo, _ZERO2)))
         if not cand.size:
             return None
-        rec = self._rec[cand]
+        rec = self._rec_rows(cand)
         nrm = rec[:, _N]
         d = nrm @ np.stack((a, b), axis=1) - rec[:, _OFF, None]  # (k, 2): d0, d1
         dv = nrm @ v
@@ -457,11 +472,11 @@ class TriangleMesh:
         tri = np.full(nq, -1, dtype=np.int64)
         if not qi.size:
             return SweepBatch(time, normal, point, tri)
-        keep, enter, key = _sweep_windows(a, b, r, v, pad, qi, ti, self._rec, self._krec)
+        keep, enter, key = _sweep_windows(a, b, r, v, pad, qi, ti, self._rec_rows, self._krec)
         qi, ti, enter, key = qi[keep], ti[keep], enter[keep], key[keep]
         if not qi.size:
             return SweepBatch(time, normal, point, tri)
-        rec = self._rec[ti]
+        rec = self._rec_rows(ti)
         if qi.size > SWEEP_PRUNE_MIN_PAIRS:
             first = _first_pairs(qi, enter, key)
             t1, n1, p1 = _sweep.sweep_capsule_triangle_many(
@@ -545,7 +560,7 @@ class TriangleMesh:
         qi = live[qi]
         if not qi.size:
             return SweepBatch(time, normal, point, tri)
-        rec = self._rec[ti]
+        rec = self._rec_rows(ti)
         t, hit = _ray_triangle_many(o[qi], d[qi], rec[:, _A], rec[:, _B], rec[:, _C])
         # Zero-area triangles (zero normal row) have no interior to hit.
         hit &= (t >= 0.0) & (t <= md[qi]) & (rec[:, _N] != 0.0).any(1)
@@ -608,8 +623,8 @@ def _sweep_windows(a, b, r, v, pad, qi, ti, rec, krec):
     """Cull and rank candidate sweep pairs with five separating axes (no exact kernel).
 
     a, b, v (Q, 3) segment ends and displacement; r (Q,) radii; pad (Q,) = r + rounding
-    margin; qi, ti (K,) the pairs' query and triangle; rec, krec the mesh's ``_rec`` and
-    ``_krec``. Returns (keep (K,) bool, enter (K,), key (K,)), in chunks of
+    margin; qi, ti (K,) the pairs' query and triangle; rec, krec the mesh's ``_rec_rows``
+    and ``_krec``. Returns (keep (K,) bool, enter (K,), key (K,)), in chunks of
     ``SWEEP_CULL_CHUNK`` pairs (cache-sized, component-major temporaries).
 
     Window: on an axis w the segment's projection [s_lo, s_hi] + t (v . w) must come within
@@ -629,7 +644,7 @@ def _sweep_windows(a, b, r, v, pad, qi, ti, rec, krec):
     for lo in range(0, k, SWEEP_CULL_CHUNK):
         s = slice(lo, lo + SWEEP_CULL_CHUNK)
         q = qi[s]
-        R = np.ascontiguousarray(rec[ti[s]].T)  # (17, n)
+        R = np.ascontiguousarray(rec(ti[s]).T)  # (17, n)
         n = R.shape[1]
         P = np.take(aT, q, axis=1)
         Q = np.take(bT, q, axis=1)

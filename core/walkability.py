@@ -38,8 +38,8 @@ def face_slopes(mesh, up=(0.0, 0.0, 1.0)) -> np.ndarray:
     if n2u == 0.0:
         raise ValueError("up must be a non-zero vector")
     up = up / np.sqrt(n2u)
-    rec = mesh._rec
-    a, b, c = rec[:, 0:3], rec[:, 3:6], rec[:, 6:9]
+    corners = mesh.vertices[mesh.triangles]
+    a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
     e1, e2 = b - a, c - a
     cr = np.cross(e1, e2)
     n2 = np.einsum("ij,ij->i", cr, cr)
