@@ -8,11 +8,11 @@ the hierarchy and the plane-slab reject below only *cull* pairs that provably ca
 Frame and units: world space, metres, Z up (``up`` is a parameter where it matters).
 
 Single-query path (``capsule_contacts``, ``penetrating_triangles``): the capsule's box is
-tested against every node of the BVH's entry level (<= ``BVH_ENTRY_NODES`` contiguous rows),
-then descends the remaining levels (3 numpy calls each) to the leaves' triangle slots, gathers
-one ``(k, 13)`` row per candidate (vertices, unit normal, plane offset), rejects triangles whose
-plane does not come within ``radius`` of the segment, and calls the exact kernel once on the
-survivors (none when nothing survives). ``SINGLE_QUERY_NUMPY_CALLS`` documents the count.
+tested against every node of the BVH's entry level (the level with at most 256 nodes: 248 at
+1M triangles), then descends the remaining levels to the leaves' triangle slots, gathers the
+candidates' cull rows (unit normal, plane offset), rejects triangles whose plane does not come
+within ``radius`` of the segment, and calls the exact kernel once on the survivors' stored
+records (none when nothing survives). ``SINGLE_QUERY_NUMPY_CALLS`` documents the count.
 """
 
 from __future__ import annotations
@@ -35,11 +35,14 @@ from .constants import (
 )
 from .shapes import Capsule, Contact, Hit
 
-# numpy calls on the single-capsule path for a 1M-triangle mesh (entry level + 2 levels below
-# it), counted by hand: query box 5, entry level 4, 2 levels x ~6, leaf slots ~6, record gather
-# 1, plane-slab reject ~11 = ~39; then one exact-kernel call when a triangle survives (the
-# kernel itself is ~100+ ufunc calls) and ~6 calls to order the contacts.
-SINGLE_QUERY_NUMPY_CALLS = 39
+# numpy calls on the single-capsule path for a 1M-triangle mesh (a 248-node entry level and 3
+# levels below it), counted by hand: query box ~5, BVH ~37 (4 rounding the box to float32, 4 at
+# the entry level, ~7 per level, 8 for the leaf slots), cull-row gather and plane-slab reject
+# ~8 = ~50; then one exact-kernel call when a triangle survives (~100 ufunc calls, ~75 us) and
+# ~6 calls to order the contacts. Measured: ~130 us per query on terrain_1M, ~45 us when
+# nothing survives the culls. Compiled peers (coal) answer in ~30 us: numpy's per-call cost
+# (~1-2 us) times the calls above is the floor of this design.
+SINGLE_QUERY_NUMPY_CALLS = 50
 
 # Column layout of the per-triangle rows assembled by ``TriangleMesh._rec_rows`` (float64,
 # (k, 17)): the corners, then the stored cull block ``_cull`` (M, 8): unit normal, plane
