@@ -293,6 +293,10 @@ class CharacterController:
         self._cache: dict[bytes, tuple] = {}
         # TriangleMesh's unvalidated batch entry point, when the mesh has one
         self._sweep_batch = getattr(mesh, "_sweep_batch", None)
+        self._verts = mesh.vertices
+        self._tris = mesh.triangles
+        self._radii = np.full(1, s.radius)  # read-only, grown on demand (_sweep)
+        self._radii.setflags(write=False)
         self.mesh_calls = 0  # batched mesh queries issued (for benchmarks and tests)
 
     # ------------------------------------------------------------------ public
@@ -346,8 +350,11 @@ class CharacterController:
         """One batched mesh sweep of the characters at ``feet`` (Q, 3) by ``disp`` (Q, 3)."""
         self.mesh_calls += 1
         if self._sweep_batch is not None:  # arrays are built here: skip re-validation
-            return self._sweep_batch(feet + self._ua, feet + self._ub,
-                                     np.full(feet.shape[0], self.settings.radius), disp)
+            q = feet.shape[0]
+            if self._radii.size < q:
+                self._radii = np.full(max(q, 2 * self._radii.size), self.settings.radius)
+                self._radii.setflags(write=False)
+            return self._sweep_batch(feet + self._ua, feet + self._ub, self._radii[:q], disp)
         return self.mesh.sweep_capsule_many(feet + self._ua, feet + self._ub,
                                             self.settings.radius, disp)
 
@@ -416,21 +423,18 @@ class CharacterController:
             n0 = normal0[follow]
             nu = n0 @ u
             safe_nu = np.where(nu > 1e-9, nu, 1.0)
-            dd[follow] = dh[follow] - np.outer(_dot(n0, dh[follow]) / safe_nu, u)
+            dh_f = dh[follow]
+            dd[follow] = dh_f - (_dot(n0, dh_f) / safe_nu)[:, None] * u
         snap_ok = follow & (s.snap_distance > probe)
         # speculative probes are short (few candidate triangles); a long stick-to-floor probe
         # is only issued for characters that lost the floor (phase 4)
-        probe_len = np.full(n_agents, probe)
-        snap_len = np.where(snap_ok, max(s.snap_distance, probe), probe)
-        # height of the foot above the supporting contact (negative when the rounded bottom
-        # dips below a stair nosing it rests on)
-        foot_above = np.where(np.isfinite(floor0), f0 @ u - floor0, 0.0)
+        any_block = False  # a slide sweep hit something (blocking bookkeeping ran)
 
         cur = f0.copy()
         rem = dd.copy()
         iters = np.zeros(n_agents, np.int64)
         depen = np.zeros(n_agents)
-        planes = np.zeros((n_agents, max_it, 3))
+        planes = None  # (N, max_it, 3) slide planes met, allocated at the first hit
         blk_score = np.full(n_agents, np.inf)
         blk_n = np.zeros((n_agents, 3))
         blk_pt = np.zeros((n_agents, 3))
@@ -476,7 +480,7 @@ class CharacterController:
             # probes of idle characters
             if pids.size:
                 sl = np.arange(k + prb.size, k + prb.size + pids.size)
-                self._store_probe(pids, res, sl, probe_len[pids], probe_out)
+                self._store_probe(pids, res, sl, probe, probe_out)
             if not k:
                 continue
             t = res.time[:k]
@@ -486,7 +490,7 @@ class CharacterController:
                 m = ids[miss]
                 mp = m[slot[m] >= 0]
                 if mp.size:
-                    self._store_probe(mp, res, slot[mp], probe_len[mp], probe_out)
+                    self._store_probe(mp, res, slot[mp], probe, probe_out)
                 ms = m[slot[m] < 0]  # same-face shortcut
                 if ms.size:
                     g_t[ms] = gap0[ms]
@@ -510,6 +514,9 @@ class CharacterController:
             hit = np.isfinite(t) & (t > 0.0)
             if not hit.any():
                 continue
+            if planes is None:
+                planes = np.zeros((n_agents, max_it, 3))
+            any_block = True
             hj = np.flatnonzero(hit)
             h = ids[hj]
             n = res.normal[hj]
@@ -527,7 +534,7 @@ class CharacterController:
             r_h = rhat * (rlen - travel + back)[:, None]
             # blocking obstacle bookkeeping (non-walkable contacts only)
             nu = n @ u
-            nh, nh_len = _unit_rows(n - np.outer(nu, u))
+            nh, nh_len = _unit_rows(n - nu[:, None] * u)
             score = np.where((nu < cos_slope) & (nh_len > 1e-9), _dot(dir_h[h], nh), np.inf)
             better = score < blk_score[h]
             if better.any():
@@ -581,25 +588,31 @@ class CharacterController:
         riser = np.full(n_agents, np.nan)
         tread = np.full(n_agents, np.nan)
         stepped = np.zeros(n_agents, bool)
-        missing = dh_len - _dot(cur - f0, dir_h)
-        cand = (on_ground0 & not_rising & (blk_tri >= 0) & (blk_score <= -STEP_FORWARD_MIN_COS)
-                & (missing > CONTROLLER_MIN_MOVE) & (s.step_height > 0.0))
-        if cand.any():
-            self._step_up(np.flatnonzero(cand), f0, cur, dir_h, missing, foot_above, blk_pt,
-                          riser, tread, stepped, probe_out)
+        if any_block and s.step_height > 0.0:  # blk_tri is -1 everywhere without a hit
+            missing = dh_len - _dot(cur - f0, dir_h)
+            cand = (on_ground0 & not_rising & (blk_tri >= 0)
+                    & (blk_score <= -STEP_FORWARD_MIN_COS) & (missing > CONTROLLER_MIN_MOVE))
+            if cand.any():
+                # height of the foot above the supporting contact (negative when the rounded
+                # bottom dips below a stair nosing it rests on)
+                foot_above = np.where(np.isfinite(floor0), f0 @ u - floor0, 0.0)
+                self._step_up(np.flatnonzero(cand), f0, cur, dir_h, missing, foot_above,
+                              blk_pt, riser, tread, stepped, probe_out)
 
         # Phase 4: ground probe where the speculative one is not valid (slid, recovered).
-        lost = snap_ok & ~stepped & (g_t > probe)
-        need = np.flatnonzero(~g_valid | lost)
-        if need.size:
-            res = self._sweep(cur[need], -np.outer(snap_len[need], u))
+        snap_len = np.where(snap_ok, max(s.snap_distance, probe), probe)
+        need_m = ~g_valid | (snap_ok & ~stepped & (g_t > probe))
+        if need_m.any():
+            need = np.flatnonzero(need_m)
+            res = self._sweep(cur[need], snap_len[need, None] * -u)
             self._store_probe(need, res, slice(0, need.size), snap_len[need], probe_out)
         # probes starting in contact (time 0): recover and probe again
-        zero = np.flatnonzero(g_valid & (g_t == 0.0) & (g_tri >= 0))
-        if zero.size:
+        zero_m = g_valid & (g_t == 0.0) & (g_tri >= 0)
+        if zero_m.any():
+            zero = np.flatnonzero(zero_m)
             cur[zero], pushed = self._depenetrate(cur[zero])
             depen[zero] += pushed
-            res = self._sweep(cur[zero], -np.outer(snap_len[zero], u))
+            res = self._sweep(cur[zero], snap_len[zero, None] * -u)
             self._store_probe(zero, res, slice(0, zero.size), snap_len[zero], probe_out)
 
         # Phase 5: stick to floor, then the ground state.
@@ -611,11 +624,13 @@ class CharacterController:
     def _inside(self, p, tri):
         """(K,) bool: points p (K, 3) strictly inside triangles tri (K,) (projected onto the
         triangle's plane; barycentric coordinates > a relative margin)."""
-        v = self.mesh.vertices[self.mesh.triangles[tri]]
+        v = self._verts[self._tris[tri]]  # (K, 3, 3)
         a = v[:, 0]
-        e0, e1, w = v[:, 1] - a, v[:, 2] - a, p - a
-        d00, d01, d11 = _dot(e0, e0), _dot(e0, e1), _dot(e1, e1)
-        d20, d21 = _dot(w, e0), _dot(w, e1)
+        e = v[:, 1:] - a[:, None]  # (K, 2, 3): e0, e1
+        g = np.einsum("kij,klj->kil", e, e)  # Gram matrix
+        d00, d01, d11 = g[:, 0, 0], g[:, 0, 1], g[:, 1, 1]
+        h = np.einsum("kij,kj->ki", e, p - a)
+        d20, d21 = h[:, 0], h[:, 1]
         den = d00 * d11 - d01 * d01
         ok = den > 0.0
         den = np.where(ok, den, 1.0)
@@ -663,30 +678,46 @@ class CharacterController:
         limit = s.step_height + STEP_RISE_TOL
         tread_ok = (rise[:k] <= limit) & ((rise[k:] == -np.inf) | (
             (rise[k:] <= limit) & (tread_up >= self._cos)))
+        # Each stage only sweeps the characters that can still succeed: a refused tread, no
+        # head room or no forward advance cannot be accepted whatever the later sweeps find.
+        S = S[tread_ok]
+        if not S.size:
+            return
         # up
         up_len = np.maximum(s.step_height - foot_above[S] - (cur[S] - f0[S]) @ u, 0.0)
-        r1 = self._sweep(cur[S], np.outer(up_len, u))
+        keep = up_len > CONTROLLER_MIN_MOVE  # gained <= up_len
+        S, up_len = S[keep], up_len[keep]
+        if not S.size:
+            return
+        r1 = self._sweep(cur[S], up_len[:, None] * u)
         t1 = r1.time
         gained = np.where(np.isinf(t1), up_len, np.maximum(t1 * up_len - skin, 0.0))
-        ok = tread_ok & (gained > CONTROLLER_MIN_MOVE)
-        raised = cur[S] + np.outer(gained, u)
+        keep = gained > CONTROLLER_MIN_MOVE
+        S, gained = S[keep], gained[keep]
+        if not S.size:
+            return
+        raised = cur[S] + gained[:, None] * u
         # forward
+        dS = dir_h[S]
         fwd = np.maximum(missing[S], skin)
-        r2 = self._sweep(raised, dir_h[S] * fwd[:, None])
+        r2 = self._sweep(raised, dS * fwd[:, None])
         t2 = r2.time
-        approach = np.maximum(-_dot(dir_h[S], r2.normal), 1e-6)
+        approach = np.maximum(-_dot(dS, r2.normal), 1e-6)
         adv = np.where(np.isinf(t2), fwd, np.maximum(t2 * fwd - skin / approach, 0.0))
-        ok &= (adv > CONTROLLER_MIN_MOVE) & (t2 > 0.0)
-        moved = raised + dir_h[S] * adv[:, None]
+        keep = (adv > CONTROLLER_MIN_MOVE) & (t2 > 0.0)
+        S, gained = S[keep], gained[keep]
+        if not S.size:
+            return
+        moved = raised[keep] + dS[keep] * adv[keep, None]
         # down
         down_len = gained + probe
-        r3 = self._sweep(moved, -np.outer(down_len, u))
+        r3 = self._sweep(moved, down_len[:, None] * -u)
         t3 = r3.time
         land_up = r3.normal @ u
-        ok &= np.isfinite(t3) & (t3 > 0.0) & (land_up > SUPPORT_MIN_COS)
+        ok = np.isfinite(t3) & (t3 > 0.0) & (land_up > SUPPORT_MIN_COS)
         drop = np.where(np.isfinite(t3), t3 * down_len, 0.0)
         back = np.minimum(skin, drop)
-        land = moved - np.outer(drop - back, u)
+        land = moved - (drop - back)[:, None] * u
         ok &= (land - f0[S]) @ u > -probe  # a step never ends lower than it started
         if ok.any():
             acc = S[ok]

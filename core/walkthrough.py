@@ -281,62 +281,69 @@ class _Walker:
         last_emit = [dict() for _ in range(n)]
         self._events, self._last_emit = events, last_emit
 
+        step_len = self.speed * dt
         step = 0
         while True:
             t_now = step * dt
             act = np.flatnonzero(~done)
             if not act.size:
                 break
+            # rows of the walking characters: a slice (views, no gathers) while all walk
+            sel = slice(None) if act.size == n else act
             # waypoint advance, goal test
-            k, reached_now, dist_goal = self._advance(act, pos, k)
-            for i in act[reached_now]:
-                self._emit(i, "reached_goal", t_now, pos[i], dist_goal[i], -1, force=True)
-                reached[i] = True
-                done[i] = True
+            k, reached_now, dist_goal = self._advance(act, sel, pos, k)
+            if reached_now.any():
+                for i in act[reached_now]:
+                    self._emit(i, "reached_goal", t_now, pos[i], dist_goal[i], -1, force=True)
+                    reached[i] = True
+                    done[i] = True
             # progress / stuck
             rem_path = self._remaining(pos, k)
             improved = rem_path < best_rem - STUCK_MIN_PROGRESS
             best_rem = np.where(improved, rem_path, best_rem)
             t_best = np.where(improved, t_now, t_best)
             stuck = ~done & (t_now - t_best >= STUCK_SECONDS - 1e-9)
-            for i in np.flatnonzero(stuck):
-                self._emit(i, "stuck", t_now, pos[i], t_now - t_best[i], -1, force=True)
-                done[i] = True
-            timeout = ~done & (n_steps >= self.max_steps)
-            done |= timeout
-            act = np.flatnonzero(~done)
-            if not act.size:
-                break
+            if stuck.any():
+                for i in np.flatnonzero(stuck):
+                    self._emit(i, "stuck", t_now, pos[i], t_now - t_best[i], -1, force=True)
+                    done[i] = True
+            done |= n_steps >= self.max_steps  # timeout
+            if done.any():
+                act = np.flatnonzero(~done)
+                if not act.size:
+                    break
+                sel = slice(None) if act.size == n else act
             # steering
-            tgt = self.P[act, k[act]]
-            to = tgt - pos[act]
-            to_h = to - np.outer(to @ u, u)
-            dist = np.sqrt((to_h * to_h).sum(1))
+            p_a = pos[sel]
+            k_a = k[sel]
+            tgt = self.P[act, k_a]
+            to = tgt - p_a
+            to_h = to - (to @ u)[:, None] * u
+            dist = np.sqrt(np.einsum("ij,ij->i", to_h, to_h))
             dirh = to_h / np.where(dist > 0, dist, 1.0)[:, None]
-            want = np.full(act.size, self.speed * dt)
-            final = k[act] == self.last[act]
-            want = np.where(final, np.minimum(want, dist), want)
-            st_a = state[act]
-            vz_a = np.where(st_a == ON_GROUND, 0.0,
-                            np.maximum(vz[act] - s.gravity * dt, -s.max_fall_speed))
-            disp = dirh * want[:, None] + np.outer(vz_a * dt, u)
-            b = ctrl._move_many(pos[act], disp, st_a, gn[act], floor[act],
-                                ground0=(g_tri[act], g_gap[act], g_pt[act], g_int[act]))
+            want = np.where(k_a == self.last[sel], np.minimum(step_len, dist), step_len)
+            st_a = state[sel]
+            on_a = st_a == ON_GROUND
+            vz_a = np.where(on_a, 0.0, np.maximum(vz[sel] - s.gravity * dt, -s.max_fall_speed))
+            disp = dirh * want[:, None] + (vz_a * dt)[:, None] * u
+            b = ctrl._move_many(p_a, disp, st_a, gn[sel], floor[sel],
+                                ground0=(g_tri[sel], g_gap[sel], g_pt[sel], g_int[sel]))
             new = b.position
-            moved = new - pos[act]
+            moved = new - p_a
             # vertical speed from the actual motion, never gaining upward speed from a step
             # (on steep ground the intended vertical speed is kept: its projection on the
             # slope gives the frictionless slide, g sin^2 vertically, at any frame rate)
-            vz[act] = np.where(b.state == ON_GROUND, 0.0, np.where(
+            b_on = b.state == ON_GROUND
+            vz[sel] = np.where(b_on, 0.0, np.where(
                 b.state == ON_STEEP_GROUND, vz_a,
                 np.minimum((moved @ u) / dt, np.maximum(vz_a, 0.0))))
             prev_state = st_a
-            pos[act] = new
-            state[act] = b.state
-            gn[act] = b.normal
-            floor[act] = b.floor
-            g_tri[act], g_gap[act], g_pt[act], g_int[act] = b.ground()
-            n_steps[act] += 1
+            pos[sel] = new
+            state[sel] = b.state
+            gn[sel] = b.normal
+            floor[sel] = b.floor
+            g_tri[sel], g_gap[sel], g_pt[sel], g_int[sel] = b.ground()
+            n_steps[sel] += 1
             t_after = (step + 1) * dt
             log_ids.append(act)
             log_pos.append(new.copy())
@@ -348,26 +355,30 @@ class _Walker:
             # Drops are measured between walkable floors: resting on a ledge's edge or
             # sliding down a steep face is part of the fall, not a new floor (a walk off a
             # 1.5 m tread reports 1.5 m: tests/test_validate_level.py::test_sample_verdicts).
-            supported = b.state == ON_GROUND
+            supported = b_on
             floor_new = np.where(supported & np.isfinite(b.floor), b.floor, h_new)
-            drop = last_ground_h[act] - floor_new
+            lg = last_ground_h[sel]
+            drop = lg - floor_new
             fell = supported & (drop > s.step_height + 1e-9)
-            for j in np.flatnonzero(fell):
-                i = act[j]
-                self._emit(i, "fell", t_after, new[j], drop[j], int(b.triangle[j]), force=True)
-            last_ground_h[act] = np.where(supported, floor_new, last_ground_h[act])
+            if fell.any():
+                for j in np.flatnonzero(fell):
+                    i = act[j]
+                    self._emit(i, "fell", t_after, new[j], drop[j], int(b.triangle[j]),
+                               force=True)
+            last_ground_h[sel] = np.where(supported, floor_new, lg)
             out = h_new < self.kill_h
-            for j in np.flatnonzero(out):
-                i = act[j]
-                self._emit(i, "fell", t_after, new[j], last_ground_h[i] - h_new[j], -1,
-                           force=True)
-                done[i] = True
+            if out.any():
+                for j in np.flatnonzero(out):
+                    i = act[j]
+                    self._emit(i, "fell", t_after, new[j], last_ground_h[i] - h_new[j], -1,
+                               force=True)
+                    done[i] = True
             progress = np.einsum("ij,ij->i", moved, dirh)
             blocked = (progress < BLOCKED_PROGRESS_FRACTION * want) & (want > 1e-9) & (
                 prev_state != IN_AIR) & ~out
-            since = blocked_since[act]
+            since = blocked_since[sel]
             since = np.where(blocked, np.where(np.isnan(since), t_now, since), np.nan)
-            blocked_since[act] = since
+            blocked_since[sel] = since
             blocked &= t_after - since >= BLOCKED_SECONDS - 1e-9
             if blocked.any():
                 self._classify(act, np.flatnonzero(blocked), b, dirh, t_after, new)
@@ -398,25 +409,33 @@ class _Walker:
         return reports
 
     # -------------------------------------------------------------- helpers
-    def _advance(self, act, pos, k):
+    def _advance(self, act, sel, pos, k):
+        """Advance the waypoint index k (N,) of the walking characters ``act`` (``sel`` the
+        same rows as an index or a slice). Returns (k, reached (act,), goal distance (N,))."""
         u, r = self.u, self.s.radius
         k = k.copy()
+        p_a = pos[sel]
+        last = self.last[sel]
         for _ in range(self.P.shape[1]):
-            tgt = self.P[act, k[act]]
-            prev = self.P[act, np.maximum(k[act] - 1, 0)]
-            dh = self._hlen(tgt - pos[act])
+            k_a = k[sel]
+            can = k_a < last
+            if not can.any():
+                break
+            tgt = self.P[act, k_a]
+            prev = self.P[act, np.maximum(k_a - 1, 0)]
+            dh = self._hlen(tgt - p_a)
             seg = tgt - prev
-            seg_h = seg - np.outer(seg @ u, u)
-            sl2 = (seg_h * seg_h).sum(1)
-            rel = pos[act] - prev
+            seg_h = seg - (seg @ u)[:, None] * u
+            sl2 = np.einsum("ij,ij->i", seg_h, seg_h)
+            rel = p_a - prev
             tproj = np.einsum("ij,ij->i", rel, seg_h) / np.where(sl2 > 0, sl2, 1.0)
-            adv = (k[act] < self.last[act]) & ((dh <= r) | ((tproj >= 1.0) & (sl2 > 0)))
+            adv = can & ((dh <= r) | ((tproj >= 1.0) & (sl2 > 0)))
             if not adv.any():
                 break
             k[act[adv]] += 1
-        tgt = self.P[act, self.last[act]]
-        dist_goal = self._hlen(tgt - pos[act])
-        reached = (k[act] == self.last[act]) & (dist_goal <= r)
+        tgt = self.P[act, last]
+        dist_goal = self._hlen(tgt - p_a)
+        reached = (k[sel] == last) & (dist_goal <= r)
         dg = np.zeros(len(pos))
         dg[act] = dist_goal
         return k, reached, dg

@@ -315,3 +315,20 @@ def test_y_up_scene_gives_the_same_verdicts(rise, ok):
     assert rep.reached_goal is ok and ref.reached_goal is ok
     assert rep.kinds() == ref.kinds()
     assert rep.trace @ rot == pytest.approx(ref.trace, abs=1e-6)
+
+
+def test_open_ground_costs_one_mesh_call_per_step():
+    """Walking on open flat ground: the slide sweep and the ground probe are one batched
+    mesh call per frame (plus a constant for settling the start), whatever the walk length."""
+    mesh = TriangleMesh(*grid(-5, 5, -5, 5))
+    s = ControllerSettings()
+    counts = []
+    for end in (1.0, 4.0):
+        ctrl = CharacterController(mesh, s)
+        rep = walkthrough_many(mesh, [[[-3, 0.1, 0], [end, 0.3, 0]]], s, controller=ctrl)[0]
+        assert rep.reached_goal and rep.kinds() == ["reached_goal"]
+        counts.append((len(rep.trace) - 1, ctrl.mesh_calls))
+    (steps_a, calls_a), (steps_b, calls_b) = counts
+    assert steps_b > steps_a + 30
+    assert calls_b - calls_a == steps_b - steps_a
+    assert calls_a <= steps_a + 4

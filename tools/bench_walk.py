@@ -81,7 +81,9 @@ def rows(scene_name, mesh, quick):
     rate_n, steps_n, calls_n, reps = measure(mesh, n_many, length, seed=2)
     goal = np.mean([r.reached_goal for r in reps]) if reps else 0.0
     out.append((f"walk-through, {n_many} agents (agent-steps/s)",
-                f"{rate_n:,.0f} ({steps_n} agent-steps, {calls_n} mesh calls, "
+                f"{rate_n:,.0f} ({steps_n} agent-steps, {calls_n} mesh calls = "
+                f"{calls_n / max(max((len(r.trace) - 1 for r in reps), default=1), 1):.2f}"
+                f"/frame, "
                 f"{goal:.0%} reached goal; target {TARGET_MANY:,.0f} for 256)"))
     return out
 
