@@ -337,12 +337,7 @@ class TriangleMesh:
         k = cand.size
         if not k:
             return None
-        rec = rec[keep]
-        kernel = _sweep._sweep_kernel if k <= _sweep._CHUNK else _sweep.sweep_capsule_triangle_many
-        t, n, pt = kernel(
-            np.broadcast_to(a, (k, 3)), np.broadcast_to(b, (k, 3)), np.full(k, r),
-            np.broadcast_to(v, (k, 3)), rec[:, _A], rec[:, _B], rec[:, _C],
-        )
+        t, n, pt = _sweep._sweep_rec(a, b, r, v, self._krec, cand)
         i = int(np.argmin(t))  # first minimum; ties go to the lowest triangle index
         tmin = t[i]
         if not np.isfinite(tmin):
@@ -479,18 +474,15 @@ class TriangleMesh:
         qi, ti, enter, key = qi[keep], ti[keep], enter[keep], key[keep]
         if not qi.size:
             return SweepBatch(time, normal, point, tri)
-        rec = self._rec_rows(ti)
         if qi.size > SWEEP_PRUNE_MIN_PAIRS:
             first = _first_pairs(qi, enter, key)
-            t1, n1, p1 = _sweep.sweep_capsule_triangle_many(
-                a[qi[first]], b[qi[first]], r[qi[first]], v[qi[first]],
-                rec[first, _A], rec[first, _B], rec[first, _C])
+            t1, n1, p1 = _sweep._sweep_rec(
+                a[qi[first]], b[qi[first]], r[qi[first]], v[qi[first]], self._krec, ti[first])
             best = np.full(nq, np.inf)
             np.minimum.at(best, qi[first], t1)
             rest = np.flatnonzero(~first & (enter <= best[qi]))
-            t2, n2, p2 = _sweep.sweep_capsule_triangle_many(
-                a[qi[rest]], b[qi[rest]], r[qi[rest]], v[qi[rest]],
-                rec[rest, _A], rec[rest, _B], rec[rest, _C])
+            t2, n2, p2 = _sweep._sweep_rec(
+                a[qi[rest]], b[qi[rest]], r[qi[rest]], v[qi[rest]], self._krec, ti[rest])
             first = np.flatnonzero(first)
             qi = np.concatenate((qi[first], qi[rest]))
             ti = np.concatenate((ti[first], ti[rest]))
@@ -498,9 +490,7 @@ class TriangleMesh:
             n = np.concatenate((n1, n2))
             pt = np.concatenate((p1, p2))
         else:
-            t, n, pt = _sweep.sweep_capsule_triangle_many(
-                a[qi], b[qi], r[qi], v[qi], rec[:, _A], rec[:, _B], rec[:, _C]
-            )
+            t, n, pt = _sweep._sweep_rec(a[qi], b[qi], r[qi], v[qi], self._krec, ti)
         hit = np.isfinite(t)
         qi, ti, t, n, pt = qi[hit], ti[hit], t[hit], n[hit], pt[hit]
         if qi.size:

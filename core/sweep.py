@@ -41,10 +41,14 @@ motions with ``B < 0`` can enter) and the discriminant is computed as
 tangency where ``B*B - A*C`` cancels. Near-tangent entries shallower
 than ``SWEEP_GRAZE_REL * r`` are grazing (see core/constants.py).
 
-Performance: one pass evaluates all 20 pieces for all pairs with (n, 15, 3) and (n, 5, 4)
-arrays (no Python loop over pairs; batches above ``_CHUNK`` pairs run in cache-sized chunks);
-per-pair quantities are computed once, the two batches of cross products are single gathers.
-The discrete contact (core.contact) is only evaluated for the pairs that start penetrating.
+Performance: the kernel works on per-triangle records (``closest._triangle_record``, 31
+floats relative to vertex a; ``TriangleMesh`` stores them as ``_krec`` and passes gathered rows
+through ``_sweep_rec``) with component-major (3, K, n) stacks: the 9 cylinders, the 6 spheres
+and the 5 planar pieces are each one stacked evaluation, so a call costs a fixed few dozen
+numpy operations whatever the number of pairs (no Python loop over pairs; batches above
+``_CHUNK`` pairs run in cache-sized chunks). ``sweep_capsule_triangle_many`` builds the records
+of its triangles and runs the same kernel. The discrete contact (core.contact) is only
+evaluated for the pairs that start penetrating, from the same records.
 """
 
 from __future__ import annotations
@@ -52,72 +56,268 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import as_point
+from .closest import _REC_A, _REC_E, _REC_EE, _REC_G, _REC_NN, _triangle_record
 from .constants import DEGENERATE_REL2, SWEEP_GRAZE_REL, SWEEP_THIN_REL2
-from .contact import capsule_triangle_many
+from .contact import _capsule_triangle_rec
 from .shapes import Capsule, Hit
 
 __all__ = ["sweep_capsule_triangle", "sweep_capsule_triangle_many"]
 
 # ---------------------------------------------------------------------------------------------
-# Candidate tables. Quadratic pieces 0..14, planar pieces 15..19 (k = index into times (n, 20)).
+# Piece tables. 20 pieces in a fixed order (k = row of the (20, n) times array); ties go to
+# the lowest k.
 #   0..5   end point i = k // 3 against edge j = k % 3 (cylinder around edge j)
 #   6..8   segment interior against vertex j = k - 6 (cylinder around the segment)
 #   9..14  end point i = (k - 9) // 3 against vertex j (sphere)
 #   15..16 end point i = k - 15 against the triangle's face
 #   17..19 segment interior against edge j = k - 17 (parallelogram)
-# Per pair, rel6 (n, 6, 3) holds X_i - V_j at flat index 3 i + j (X_0 = p, X_1 = q, V_j the
-# vertices, all relative to vertex a). A cylinder piece has the relative vector w = rel6[...]
-# and a unit axis: E_j / |E_j| for 0..5, -d / |d| for 6..8 (d = q - p), with the axial
-# coordinate w . axis in [0, length]; a sphere has no axis.
-# vec8 (n, 8, 3) holds [E_0, E_1, E_2, d, N, m_0, m_1, m_2] with N = E_2 x E_0 the winding
-# normal (= (b - a) x (c - a)) and m_j = d x E_j.
+# Arrays are component-major (3, K, n) stacks (core.closest convention). Per pair, rel
+# (3, 6, n) holds X_i - V_j at 3 i + j (X_0 = P, X_1 = Q, V_j the vertices, all relative to
+# vertex a). The cylinders' unit axes come from ax4 (3, 4, n) = [E_0, E_1, E_2, -d] / length
+# (E_j = V_{j+1} - V_j, d = Q - P); the planes' unit normals are [n, n, m_0, m_1, m_2] / length
+# with n the record's winding normal and m_j = d x E_j.
 # ---------------------------------------------------------------------------------------------
 _N_QUAD = 15
 _N_CYL = 9
-_QUAD_W = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2, 0, 1, 2, 3, 4, 5])
-_CYL_AXIS = np.array([0, 1, 2, 0, 1, 2, 3, 3, 3])  # into [E_0, E_1, E_2, -d]
-_PLANE_W = np.array([0, 3, 0, 1, 2])  # X_0 - V_0, X_1 - V_0, P - V_j
-_PLANE_NORMAL = np.array([0, 0, 1, 2, 3])  # into [N, m_0, m_1, m_2]
+_CYL_W = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2])  # rows of rel
+_CYL_AXIS = np.array([0, 1, 2, 0, 1, 2, 3, 3, 3])  # rows of ax4
+_PLANE_W = np.array([0, 3, 0, 1, 2])  # rows of rel: P - V_0, Q - V_0, P - V_j
+_TWICE = np.array([0, 1, 2, 0, 1, 2])
+_CYCLIC = np.array([1, 2, 0, 1])  # u[_CYCLIC][:3] = (u1, u2, u0), [1:] = (u2, u0, u1)
 _END_I = np.array([0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0])
 _VERT_J = np.array([0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 0, 0, 1, 2])
 # features whose segment side is an end point (on_triangle = end point - relative vector)
 _AT_END = np.array([True] * 6 + [False] * 3 + [True] * 6 + [True] * 2 + [False] * 3)
-_ROLL1 = np.array([1, 2, 0])
-_ROLL2 = np.array([2, 0, 1])
-# cross products as gathers from vec8: first [N, m_0, m_1, m_2] = L x R, then from vec12 =
-# [vec8, N, m_j] ... see _geometry. Second: [g_0, g_1, g_2, -ub_0..2, -ua_0..2] with
-# g_j = N x E_j (in-plane, pointing into the triangle), ub_j = E_j x m_j, ua_j = d x m_j.
-# linear constraints of the planar pieces, lin(t) = lin0 + t * lin_v >= 0, 4 per piece, as
-# indices into the 18 values [g_j . (P - V_j) (3), g_j . (Q - V_j) (3), beta_j (3),
-# alpha_j (3), 1 - beta_j (3), 1 - alpha_j (3)]; a face repeats one of its three constraints
-_G_W = np.array([0, 1, 2, 0, 1, 2, 3, 4, 5, 6, 7, 8])  # rows of the second cross product
-_G_REL = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2, 0, 1, 2])  # rows of rel6
+# validity constraints of the planar pieces, lin(t) = lin0 + t * lin_v >= 0, 4 per piece.
+# gv (3, 9, n) = [M_j (record's inward edge normals), (m_j x E_j) / |m_j|^2, (m_j x d) / |m_j|^2];
+# vals (18, n) = [M_j . (P - V_j) (3), M_j . (Q - V_j) (3), beta_j (3), alpha_j (3),
+# 1 - beta_j (3), 1 - alpha_j (3)] (beta_j, alpha_j: closest-point parameters of the lines
+# P' + beta d and V_j + alpha E_j, Ericson RTCD 5.1.8); a face repeats one of its constraints.
+_G_W = np.array([0, 1, 2, 0, 1, 2, 3, 4, 5, 6, 7, 8])  # rows of gv
+_G_REL = np.array([0, 1, 2, 3, 4, 5, 0, 1, 2, 0, 1, 2])  # rows of rel
 _LIN = np.array([[0, 1, 2, 0], [3, 4, 5, 3], [6, 12, 9, 15], [7, 13, 10, 16], [8, 14, 11, 17]])
+# rates of the 18 values as rows of rates9 = v . gv (9, n), with signs
+_RATE_ROW = np.array([0, 1, 2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 3, 4, 5, 6, 7, 8])
+_RATE_SIGN = np.array([1.0] * 12 + [-1.0] * 6)
+_LIN_ROW = _RATE_ROW[_LIN]
+_LIN_SIGN = _RATE_SIGN[_LIN][..., None]
 _CHUNK = 4096  # pairs per kernel pass: temporaries stay cache-sized (<= 0.5 MB each)
+_CONTIGUOUS_MIN = 64  # gathered records are made contiguous from this many pairs on
 
 
 def _dot(u, w):
-    """Row-wise dot product over the last axis (einsum: far faster than (u * w).sum(-1))."""
-    return np.einsum("...k,...k->...", u, w)
+    """Dot product over the leading (component) axis of (3, ...) stacks.
+
+    Summed left to right, so a pair's value does not depend on the batch it is in (einsum's
+    reduction order can change with the operands' shapes and strides).
+    """
+    s = u[0] * w[0]
+    s += u[1] * w[1]
+    s += u[2] * w[2]
+    return s
 
 
-def _cross_index(left, right):
-    """Flat gather indices for cross(vecs[:, left], vecs[:, right]) of (n, k, 3) ``vecs``."""
-    li, ri = 3 * left[:, None], 3 * right[:, None]
-    return ((li + _ROLL1).ravel(), (ri + _ROLL2).ravel(), (li + _ROLL2).ravel(),
-            (ri + _ROLL1).ravel())
+def _xprod(u, w):
+    """Cross product over the leading (component) axis of (3, ...) stacks."""
+    ue = u.take(_CYCLIC, 0)
+    we = w.take(_CYCLIC, 0)
+    return ue[:3] * we[1:] - ue[1:] * we[:3]
 
 
-def _cross_gather(vecs, index):
-    """cross(vecs[:, left], vecs[:, right]) for (n, k, 3) ``vecs`` (index = _cross_index)."""
-    n = vecs.shape[0]
-    flat = vecs.reshape(n, -1)
-    l1, r2, l2, r1 = (np.take(flat, i, axis=1) for i in index)
-    return (l1 * r2 - l2 * r1).reshape(n, -1, 3)
+def _kernel(p, q, r, v, T):
+    """Sweep kernel on one chunk; callers hold np.errstate(divide/invalid/over = ignore).
+
+    p, q, v : (3, n) or (3, 1) world segment ends and displacement; r : (n,) or scalar radius;
+    T : (REC_FIELDS, n) triangle records (closest._triangle_record; relative to vertex a).
+    Returns time (n,), normal (3, n), point (3, n) (see sweep_capsule_triangle_many).
+    """
+    n = T.shape[1]
+    A = T[_REC_A]
+    E = T[_REC_E].reshape(3, 3, n)
+    G = T[_REC_G].reshape(3, 4, n)
+    ee = T[_REC_EE]
+    nn = T[_REC_NN]
+    nrm = G[:, 0]
+    rows = np.arange(n)
+
+    # ---- per-pair geometry, local origin at vertex a ----------------------------------------
+    Y = np.empty((3, 2, n))  # X_0 = P, X_1 = Q
+    np.subtract(p, A, out=Y[:, 0])
+    np.subtract(q, A, out=Y[:, 1])
+    verts = np.zeros((3, 3, n))  # V_0 = 0, V_1 = B, V_2 = C
+    verts[:, 1] = E[:, 0]
+    np.negative(E[:, 2], out=verts[:, 2])
+    rel = (Y[:, :, None] - verts[:, None]).reshape(3, 6, n)  # X_i - V_j
+    ed = np.empty((3, 4, n))  # [E_0, E_1, E_2, d]
+    ed[:, 0:3] = E
+    np.subtract(Y[:, 1], Y[:, 0], out=ed[:, 3])
+    d = ed[:, 3]
+    m = _xprod(d[:, None], E)  # m_j = d x E_j
+    len4 = np.empty((4, n))  # |E_j|^2, |d|^2
+    len4[0:3] = ee
+    len4[3] = _dot(d, d)
+    dd = len4[3]
+    mm = _dot(m, m)
+    eemax = ee.max(0)
+    scale2 = np.maximum(_dot(rel, rel).max(0), eemax)
+    tiny2 = DEGENERATE_REL2 * scale2  # squared length under which a direction is degenerate
+    r2 = r * r
+    graze = SWEEP_GRAZE_REL * r
+
+    # unit directions: cylinder axes [E_j, -d] and plane normals [n, m_j]. A face or
+    # parallelogram thinner than the thin tolerance is skipped (its edges' cylinders cover it).
+    thin = SWEEP_THIN_REL2 * r2
+    tt2 = tiny2 * scale2
+    ok4 = len4 > tiny2
+    okn = nn > np.maximum(tt2, thin * eemax)
+    okm = mm > np.maximum(tt2, thin * np.maximum(dd, ee))
+    length4 = np.sqrt(len4)
+    inv4 = np.where(ok4, 1.0 / length4, 0.0)
+    inv4[3] = -inv4[3]  # the segment-interior cylinders use the axis -d
+    ax4 = ed * inv4
+    axis = ax4.take(_CYL_AXIS, 1)  # (3, 9, n)
+    cyl_len = np.where(ok4, length4, 0.0).take(_CYL_AXIS, 0)
+
+    # ---- quadratic pieces (15, n): 9 cylinders then 6 spheres -------------------------------
+    # In-plane (perpendicular to the axis) motion w + t vp of the relative vector: entry when
+    # |w + t vp|^2 = r^2, i.e. A t^2 + 2 B t + C = 0 with A = |vp|^2, B = w.vp, C = |w|^2 - r^2.
+    vq = v[:, None]
+    w_c = rel.take(_CYL_W, 1)
+    w_ax = _dot(w_c, axis)
+    v_ax = _dot(vq, axis)
+    w = np.empty((3, _N_QUAD, n))
+    vp = np.empty((3, _N_QUAD, n))
+    np.subtract(w_c, w_ax * axis, out=w[:, :_N_CYL])
+    w[:, _N_CYL:] = rel
+    np.subtract(vq, v_ax * axis, out=vp[:, :_N_CYL])
+    vp[:, _N_CYL:] = vq
+    qa = _dot(vp, vp)
+    qb = _dot(w, vp)
+    w2 = _dot(w, w)
+    ok = (qb < 0.0) & (qa > graze * graze)  # approaching, and not parallel
+    # B^2 - A C = A (r^2 - |closest approach|^2): the closest approach w - (B / A) vp is
+    # computed as a vector, which is accurate near tangency (unlike B^2 - A C)
+    approach = w - (qb / np.where(ok, qa, 1.0)) * vp
+    h = r2 - _dot(approach, approach)
+    ok &= h > SWEEP_GRAZE_REL * r2  # shallower than the graze tolerance: a graze
+    # citardauq first root C / (-B + sqrt(B^2 - AC)): no cancellation since B < 0
+    t_quad = np.maximum(w2 - r2, 0.0) / np.where(ok, np.sqrt(qa * np.maximum(h, 0.0)) - qb, 1.0)
+    along = w_ax + t_quad[:_N_CYL] * v_ax  # axial coordinate at the entry
+    ok[:_N_CYL] &= (along >= 0.0) & (along <= cyl_len)
+    ok &= t_quad < 1.0
+    # squared distance of each piece at t = 0 (clamped axial coordinate)
+    outside = w_ax - np.minimum(np.maximum(w_ax, 0.0), cyl_len)
+    dist2_0 = np.minimum(w2[_N_CYL:].min(0), (w2[:_N_CYL] + outside * outside).min(0))
+
+    # ---- planar pieces (5, n): faces and parallelograms --------------------------------------
+    plane_n = np.empty((3, 5, n))
+    np.multiply(nrm, np.where(okn, 1.0 / np.sqrt(nn), 0.0), out=plane_n[:, 0])
+    plane_n[:, 1] = plane_n[:, 0]
+    np.multiply(m, np.where(okm, 1.0 / np.sqrt(mm), 0.0), out=plane_n[:, 2:])
+    plane_ok = np.empty((5, n), dtype=bool)
+    plane_ok[0] = okn
+    plane_ok[1] = okn
+    plane_ok[2:] = okm
+    s0 = _dot(rel.take(_PLANE_W, 1), plane_n)  # signed offset at t = 0
+    sv = _dot(vq, plane_n)  # rate of change
+    gv = np.empty((3, 9, n))
+    gv[:, 0:3] = G[:, 1:]
+    right = np.empty((3, 6, n))  # [E_j, d]
+    right[:, 0:3] = E
+    right[:, 3:6] = d[:, None]
+    np.multiply(
+        _xprod(m.take(_TWICE, 1), right).reshape(3, 2, 3, n),
+        np.where(okm, 1.0 / mm, 0.0),
+        out=gv[:, 3:9].reshape(3, 2, 3, n),
+    )
+    vals = np.empty((18, n))
+    vals[0:12] = _dot(gv.take(_G_W, 1), rel.take(_G_REL, 1))
+    np.subtract(1.0, vals[6:12], out=vals[12:18])
+    rates9 = _dot(vq, gv)
+    lin0 = vals.take(_LIN, 0)  # (5, 4, n)
+    lin_v = rates9.take(_LIN_ROW, 0) * _LIN_SIGN
+
+    abs_s0 = np.abs(s0)
+    speed_in = np.where(s0 >= 0.0, -sv, sv)  # speed towards the plane
+    ok_p = plane_ok & (abs_s0 >= r * (1.0 - SWEEP_GRAZE_REL)) & (speed_in > graze)
+    t_plane = np.maximum(abs_s0 - r, 0.0) / np.where(ok_p, speed_in, 1.0)
+    ok_p &= (t_plane < 1.0) & ((lin0 + t_plane[:, None] * lin_v) >= 0.0).all(1)
+    inside0 = plane_ok & (lin0 >= 0.0).all(1)
+    dist2_0 = np.minimum(dist2_0, np.where(inside0, s0 * s0, np.inf).min(0))
+
+    # ---- earliest entry ---------------------------------------------------------------------
+    times = np.empty((_N_QUAD + 5, n))
+    times[:_N_QUAD] = np.where(ok, t_quad, np.inf)
+    times[_N_QUAD:] = np.where(ok_p, t_plane, np.inf)
+    k = times.argmin(0)
+    t_hit = times.reshape(-1).take(k * n + rows)
+
+    # ---- starts penetrating? ----------------------------------------------------------------
+    # the segment crosses the triangle's interior: distance 0 (raw winding-normal offsets)
+    nondegenerate = nn > tt2
+    h01 = _dot(Y, nrm[:, None])
+    h0 = h01[0]
+    h1 = h01[1]
+    crossing = nondegenerate & (((h0 > 0.0) & (h1 < 0.0)) | ((h0 < 0.0) & (h1 > 0.0)))
+    if crossing.any():
+        lam = h0 / np.where(crossing, h0 - h1, 1.0)  # crossing point P + lam d
+        # M_j . (P + lam d - V_j) = vals_j + lam (vals_{3+j} - vals_j) >= 0 for j = 0..2
+        inside = vals[0:3] + lam * (vals[3:6] - vals[0:3])
+        crossing &= (inside >= 0.0).all(0)
+    penetrating = (dist2_0 < r2 * (1.0 - SWEEP_GRAZE_REL) ** 2) | crossing
+
+    # ---- contact geometry of the first feature at t_hit -------------------------------------
+    found = t_hit < np.inf
+    normal = np.zeros((3, n))
+    point = np.zeros((3, n))
+    if found.any():
+        tt = np.where(found, t_hit, 0.0)
+        is_quad = k < _N_QUAD
+        flat_q = np.where(is_quad, k, 0) * n + rows  # flat (piece, pair) indices
+        flat_p = np.where(is_quad, 0, k - _N_QUAD) * n + rows
+        rel_quad = w.reshape(3, -1).take(flat_q, 1)  # at entry the axial part is in range
+        rel_quad += tt * vp.reshape(3, -1).take(flat_q, 1)
+        rel_plane = plane_n.reshape(3, -1).take(flat_p, 1)
+        rel_plane *= s0.take(flat_p) + tt * sv.take(flat_p)
+        rel_c = np.where(is_quad, rel_quad, rel_plane)  # on_segment - on_triangle, |rel| = r
+        flat_j = _VERT_J.take(k) * n + rows
+        is_pg = k >= _N_QUAD + 2
+        # alpha_j = vals[9 + j] + t rates9[6 + j] on the parallelograms
+        flat_a = (np.where(is_pg, k - (_N_QUAD + 2), 0) + 9) * n + rows
+        alpha = vals.take(flat_a) + tt * rates9.take(flat_a - 3 * n)
+        alpha = np.where(is_pg, np.minimum(np.maximum(alpha, 0.0), 1.0), 0.0)
+        on_tri = np.where(
+            _AT_END.take(k),
+            Y.reshape(3, -1).take(_END_I.take(k) * n + rows, 1) + tt * v - rel_c,
+            verts.reshape(3, -1).take(flat_j, 1) + alpha * E.reshape(3, -1).take(flat_j, 1),
+        )
+        rel_len2 = _dot(rel_c, rel_c)
+        normal = rel_c * np.where(rel_len2 > 0.0, 1.0 / np.sqrt(rel_len2), 0.0)
+        point = on_tri + A
+
+    # starts penetrating: time 0 with the discrete contact's normal and point (core.contact,
+    # notes/API.md push-out rules), computed only for those pairs from the same records
+    time = t_hit
+    if penetrating.any():
+        idx = np.flatnonzero(penetrating)
+        shape = (3, n)
+        _c_hit, _depth, c_normal, c_point = _capsule_triangle_rec(
+            np.broadcast_to(p, shape)[:, idx], np.broadcast_to(q, shape)[:, idx],
+            np.broadcast_to(r, (n,))[idx], T[:, idx],
+        )
+        time = np.where(penetrating, 0.0, t_hit)
+        normal[:, idx] = c_normal
+        point[:, idx] = c_point
+    miss = time == np.inf
+    if found.any() and miss.any():
+        normal[:, miss] = 0.0
+        point[:, miss] = 0.0
+    return time, normal, point
 
 
-_X1 = _cross_index(np.array([2, 3, 3, 3]), np.array([0, 0, 1, 2]))
-_X2 = _cross_index(np.array([4, 4, 4, 5, 6, 7, 5, 6, 7]), np.array([0, 1, 2, 0, 1, 2, 3, 3, 3]))
+def _rows3(x):
+    """(3,) -> (3, 1); (n, 3) -> (3, n) view."""
+    return x.reshape(3, 1) if x.ndim == 1 else x.T
 
 
 def sweep_capsule_triangle_many(p, q, radius, displacement, a, b, c):
@@ -144,7 +344,8 @@ def sweep_capsule_triangle_many(p, q, radius, displacement, a, b, c):
         Contact point on the triangle (0 for a miss).
 
     Inputs are broadcast against each other to (N, 3); callers validate (core._validate).
-    Large batches are processed in chunks of a few thousand pairs (cache-sized temporaries).
+    The triangles' records (``closest._triangle_record``) are built per chunk of ``_CHUNK``
+    pairs and run through the same kernel as the mesh's ``_sweep_rec``.
     """
     p, q, v, a, b, c = np.broadcast_arrays(
         *(np.asarray(x, dtype=np.float64) for x in (p, q, displacement, a, b, c))
@@ -153,191 +354,59 @@ def sweep_capsule_triangle_many(p, q, radius, displacement, a, b, c):
         p, q, v, a, b, c = (x.reshape(1, 3) for x in (p, q, v, a, b, c))
     n_pairs = p.shape[0]
     r = np.broadcast_to(np.asarray(radius, dtype=np.float64), (n_pairs,))
-    if n_pairs <= _CHUNK:
-        return _sweep_kernel(p, q, r, v, a, b, c)
-    time = np.empty(n_pairs)
-    normal = np.empty((n_pairs, 3))
-    point = np.empty((n_pairs, 3))
-    for lo in range(0, n_pairs, _CHUNK):
-        sl = slice(lo, lo + _CHUNK)
-        time[sl], normal[sl], point[sl] = _sweep_kernel(
-            p[sl], q[sl], r[sl], v[sl], a[sl], b[sl], c[sl]
-        )
-    return time, normal, point
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if n_pairs <= _CHUNK:
+            if n_pairs == 0:
+                return np.empty(0), np.empty((0, 3)), np.empty((0, 3))
+            T = _triangle_record(a.T, b.T, c.T)
+            time, normal, point = _kernel(p.T, q.T, r, v.T, T)
+            return time, normal.T, point.T
+        time = np.empty(n_pairs)
+        normal = np.empty((3, n_pairs))
+        point = np.empty((3, n_pairs))
+        for lo in range(0, n_pairs, _CHUNK):
+            s = slice(lo, lo + _CHUNK)
+            T = _triangle_record(a[s].T, b[s].T, c[s].T)
+            time[s], normal[:, s], point[:, s] = _kernel(p[s].T, q[s].T, r[s], v[s].T, T)
+    return time, normal.T, point.T
 
 
-def _sweep_kernel(p, q, r, v, a, b, c):
-    """sweep_capsule_triangle_many on (n, 3) arrays and (n,) radii (see the module docstring)."""
-    n = p.shape[0]
-    if n == 0:
+def _sweep_rec(p, q, radius, displacement, krec, ti):
+    """sweep_capsule_triangle_many for triangles given by stored records (no validation).
+
+    p, q, displacement : (N, 3) per pair, or (3,) shared by all pairs (world, metres);
+    radius : (N,) or scalar; krec : (M, REC_FIELDS) row-major triangle records
+    (``closest._triangle_record``, e.g. ``TriangleMesh._krec``); ti : (N,) int rows of krec,
+    one per pair. Returns time (N,), normal (N, 3), point (N, 3) exactly as
+    sweep_capsule_triangle_many on the records' triangles. Records are gathered per chunk
+    of ``_CHUNK`` pairs (no (N, REC_FIELDS) temporary).
+    """
+    n_pairs = ti.size
+    if n_pairs == 0:
         return np.empty(0), np.empty((0, 3)), np.empty((0, 3))
-    rows = np.arange(n)
+    shared = p.ndim == 1
+    r = np.asarray(radius, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if n_pairs <= _CHUNK:
+            T = krec[ti].T
+            if n_pairs >= _CONTIGUOUS_MIN:
+                T = np.ascontiguousarray(T)
+            time, normal, point = _kernel(_rows3(p), _rows3(q), r, _rows3(displacement), T)
+            return time, normal.T, point.T
+        time = np.empty(n_pairs)
+        normal = np.empty((3, n_pairs))
+        point = np.empty((3, n_pairs))
+        r = np.broadcast_to(r, (n_pairs,))
+        for lo in range(0, n_pairs, _CHUNK):
+            s = slice(lo, lo + _CHUNK)
+            T = np.ascontiguousarray(krec[ti[s]].T)
+            if shared:
+                ps, qs, vs = p.reshape(3, 1), q.reshape(3, 1), displacement.reshape(3, 1)
+            else:
+                ps, qs, vs = p[s].T, q[s].T, displacement[s].T
+            time[s], normal[:, s], point[:, s] = _kernel(ps, qs, r[s], vs, T)
+    return time, normal.T, point.T
 
-    # ---- per-pair geometry, local origin at vertex a ----------------------------------------
-    ends = np.empty((n, 2, 3))  # X_0 = P, X_1 = Q
-    ends[:, 0] = p - a
-    ends[:, 1] = q - a
-    verts = np.zeros((n, 3, 3))  # V_0 = 0, V_1 = B, V_2 = C
-    verts[:, 1] = b - a
-    verts[:, 2] = c - a
-    vec8 = np.empty((n, 8, 3))
-    vec8[:, 0:3] = verts[:, (1, 2, 0)] - verts  # E_j = V_{j+1} - V_j
-    vec8[:, 3] = ends[:, 1] - ends[:, 0]  # d
-    vec8[:, 4:8] = _cross_gather(vec8, _X1)  # N, m_0, m_1, m_2
-    edges = vec8[:, 0:3]
-    rel6 = (ends[:, :, None, :] - verts[:, None, :, :]).reshape(n, 6, 3)  # X_i - V_j
-    len2 = _dot(vec8, vec8)  # |E_j|^2, |d|^2, |N|^2, |m_j|^2
-    ee = len2[:, 0:3]
-    dd = len2[:, 3]
-    scale2 = np.maximum(np.max(_dot(rel6, rel6), axis=1), np.max(ee, axis=1))
-    tiny2 = DEGENERATE_REL2 * scale2  # squared length under which a direction is degenerate
-    r2 = r * r
-    graze = SWEEP_GRAZE_REL * r
-
-    # unit directions: cylinder axes [E_j, -d] and plane normals [N, m_j]. A face or
-    # parallelogram thinner than the thin tolerance is skipped (its edges' cylinders cover it).
-    thin = SWEEP_THIN_REL2 * r2
-    need = np.empty((n, 8))
-    need[:, 0:4] = tiny2[:, None]
-    need[:, 4] = np.maximum(tiny2 * scale2, thin * np.max(ee, axis=1))
-    need[:, 5:8] = np.maximum(
-        (tiny2 * scale2)[:, None], thin[:, None] * np.maximum(dd[:, None], ee)
-    )
-    ok8 = len2 > need
-    length = np.sqrt(len2)
-    inv = np.where(ok8, 1.0 / np.where(ok8, length, 1.0), 0.0)
-    inv[:, 3] = -inv[:, 3]  # the segment-interior cylinders use the axis -d
-    unit8 = vec8 * inv[..., None]
-    cyl_len = np.take(np.where(ok8[:, 0:4], length[:, 0:4], 0.0), _CYL_AXIS, axis=1)
-    axis = np.take(unit8, _CYL_AXIS, axis=1)  # (n, 9, 3)
-
-    # ---- quadratic pieces (n, 15): 9 cylinders then 6 spheres -------------------------------
-    # In-plane (perpendicular to the axis) motion w + t vp of the relative vector: entry when
-    # |w + t vp|^2 = r^2, i.e. A t^2 + 2 B t + C = 0 with A = |vp|^2, B = w.vp, C = |w|^2 - r^2.
-    w = np.take(rel6, _QUAD_W, axis=1)  # fresh copy, turned into the perpendicular part in place
-    vp = np.empty((n, _N_QUAD, 3))
-    w_ax = _dot(w[:, :_N_CYL], axis)
-    v_ax = _dot(axis, v[:, None, :])
-    w[:, :_N_CYL] -= w_ax[..., None] * axis
-    vp[:, :_N_CYL] = v[:, None, :] - v_ax[..., None] * axis
-    vp[:, _N_CYL:] = v[:, None, :]
-    qa = _dot(vp, vp)
-    qb = _dot(w, vp)
-    w2 = _dot(w, w)
-    ok = (qb < 0.0) & (qa > (graze * graze)[:, None])  # approaching, and not parallel
-    # B^2 - A C = A (r^2 - |closest approach|^2): the closest approach w - (B / A) vp is
-    # computed as a vector, which is accurate near tangency (unlike B^2 - A C)
-    approach = w - (qb / np.where(ok, qa, 1.0))[..., None] * vp
-    h = r2[:, None] - _dot(approach, approach)
-    ok &= h > (SWEEP_GRAZE_REL * r2)[:, None]  # shallower than the graze tolerance: a graze
-    # citardauq first root C / (-B + sqrt(B^2 - AC)): no cancellation since B < 0
-    qc = w2 - r2[:, None]
-    t_quad = np.maximum(qc, 0.0) / np.where(ok, np.sqrt(qa * np.maximum(h, 0.0)) - qb, 1.0)
-    along = w_ax + t_quad[:, :_N_CYL] * v_ax  # axial coordinate at the entry
-    ok[:, :_N_CYL] &= (along >= 0.0) & (along <= cyl_len)
-    ok &= t_quad < 1.0
-    t_quad = np.where(ok, t_quad, np.inf)
-    # squared distance of each piece at t = 0 (clamped axial coordinate)
-    dist2_0 = np.min(w2[:, _N_CYL:], axis=1)
-    outside = w_ax - np.clip(w_ax, 0.0, cyl_len)
-    dist2_0 = np.minimum(dist2_0, np.min(w2[:, :_N_CYL] + outside * outside, axis=1))
-
-    # ---- planar pieces (n, 5): faces and parallelograms --------------------------------------
-    plane_n = np.take(unit8[:, 4:8], _PLANE_NORMAL, axis=1)
-    plane_ok = np.take(ok8[:, 4:8], _PLANE_NORMAL, axis=1)
-    s0 = _dot(np.take(rel6, _PLANE_W, axis=1), plane_n)  # signed offset at t = 0
-    sv = _dot(plane_n, v[:, None, :])  # rate of change
-    # validity constraints: g_j . (X_i + t v - V_j) >= 0 (face), closest-point parameters
-    # beta_j, alpha_j in [0, 1] (parallelogram; Ericson RTCD 5.1.8 for the lines P' + beta d
-    # and V_j + alpha E_j: beta = (V_j - P') . (E_j x m_j) / |m_j|^2, alpha with d x m_j)
-    gvec = _cross_gather(vec8, _X2)  # [g_j, m_j x E_j, m_j x d]
-    inv_mm = np.where(ok8[:, 5:8], 1.0 / np.where(ok8[:, 5:8], len2[:, 5:8], 1.0), 0.0)
-    gvec[:, 3:6] *= inv_mm[..., None]
-    gvec[:, 6:9] *= inv_mm[..., None]
-    vals = np.empty((n, 18))
-    vals[:, 0:12] = _dot(np.take(gvec, _G_W, axis=1), np.take(rel6, _G_REL, axis=1))
-    vals[:, 12:18] = 1.0 - vals[:, 6:12]
-    rates = np.empty((n, 18))
-    rates[:, 6:12] = _dot(gvec[:, 3:9], v[:, None, :])
-    rates[:, 0:3] = _dot(gvec[:, 0:3], v[:, None, :])
-    rates[:, 3:6] = rates[:, 0:3]
-    rates[:, 12:18] = -rates[:, 6:12]
-    lin0 = np.take(vals, _LIN, axis=1)
-    lin_v = np.take(rates, _LIN, axis=1)
-
-    abs_s0 = np.abs(s0)
-    speed_in = np.where(s0 >= 0.0, -sv, sv)  # speed towards the plane
-    rr = r[:, None]
-    ok = plane_ok & (abs_s0 >= rr * (1.0 - SWEEP_GRAZE_REL)) & (speed_in > graze[:, None])
-    t_plane = np.maximum(abs_s0 - rr, 0.0) / np.where(ok, speed_in, 1.0)
-    ok &= (t_plane < 1.0) & np.all(lin0 + t_plane[..., None] * lin_v >= 0.0, axis=-1)
-    t_plane = np.where(ok, t_plane, np.inf)
-    inside0 = plane_ok & np.all(lin0 >= 0.0, axis=-1)
-    dist2_0 = np.minimum(dist2_0, np.min(np.where(inside0, s0 * s0, np.inf), axis=1))
-
-    # ---- earliest entry ---------------------------------------------------------------------
-    times = np.concatenate((t_quad, t_plane), axis=1)  # (n, 20)
-    k = np.argmin(times, axis=1)
-    t_hit = times[rows, k]
-
-    # ---- starts penetrating? ----------------------------------------------------------------
-    # the segment crosses the triangle's interior: distance 0. The signs of the ends' plane
-    # offsets are those of the face pieces' s0 unless a face was skipped as thin.
-    nondegenerate = len2[:, 4] > tiny2 * scale2
-    h0 = s0[:, 0]
-    h1 = s0[:, 1]
-    if not np.all(plane_ok[:, 0] == nondegenerate):
-        raw_n = vec8[:, 4]
-        h0 = _dot(raw_n, ends[:, 0])
-        h1 = _dot(raw_n, ends[:, 1])
-    crossing = nondegenerate & (((h0 > 0.0) & (h1 < 0.0)) | ((h0 < 0.0) & (h1 > 0.0)))
-    if crossing.any():
-        lam = h0 / np.where(crossing, h0 - h1, 1.0)  # crossing point P + lam d
-        # g_j . (P + lam d - V_j) = vals_j + lam (vals_{3+j} - vals_j) >= 0 for j = 0..2
-        inside = vals[:, 0:3] + lam[:, None] * (vals[:, 3:6] - vals[:, 0:3])
-        crossing &= np.all(inside >= 0.0, axis=1)
-    penetrating = (dist2_0 < r2 * (1.0 - SWEEP_GRAZE_REL) ** 2) | crossing
-
-    # ---- contact geometry of the first feature at t_hit -------------------------------------
-    tt = np.where(np.isfinite(t_hit), t_hit, 0.0)
-    is_quad = k < _N_QUAD
-    kq = np.where(is_quad, k, 0)
-    kp = np.where(is_quad, 0, k - _N_QUAD)
-    tv = tt[:, None] * v
-    rel_quad = w[rows, kq] + tt[:, None] * vp[rows, kq]  # at entry the axial part is in range
-    rel_plane = (s0[rows, kp] + tt * sv[rows, kp])[:, None] * plane_n[rows, kp]
-    rel = np.where(is_quad[:, None], rel_quad, rel_plane)  # on_segment - on_triangle, |rel| = r
-    j = _VERT_J[k]
-    is_pg = k >= _N_QUAD + 2
-    ka = np.where(is_pg, k - _N_QUAD - 2 + 9, 9)  # alpha_j = vals[9 + j] + t rates[9 + j]
-    alpha = np.where(is_pg, np.clip(vals[rows, ka] + tt * rates[rows, ka], 0.0, 1.0), 0.0)
-    on_tri = np.where(
-        _AT_END[k][:, None],
-        ends[rows, _END_I[k]] + tv - rel,
-        verts[rows, j] + alpha[:, None] * edges[rows, j],
-    )
-    rel_len2 = _dot(rel, rel)
-    positive = rel_len2 > 0.0
-    inv_len = np.where(positive, 1.0 / np.sqrt(np.where(positive, rel_len2, 1.0)), 0.0)
-    normal = rel * inv_len[:, None]
-    point = on_tri + a
-
-    # starts penetrating: time 0 with the discrete contact's normal and point (core.contact,
-    # notes/API.md push-out rules), computed only for those pairs
-    time = t_hit
-    if penetrating.any():
-        idx = np.flatnonzero(penetrating)
-        _c_hit, _depth, c_normal, c_point = capsule_triangle_many(
-            p[idx], q[idx], r[idx], a[idx], b[idx], c[idx]
-        )
-        time = np.where(penetrating, 0.0, t_hit)
-        normal[idx] = c_normal
-        point[idx] = c_point
-    miss = ~np.isfinite(time)
-    if miss.any():
-        normal[miss] = 0.0
-        point[miss] = 0.0
-    return time, normal, point
 
 
 def sweep_capsule_triangle(capsule, displacement, a, b, c) -> Hit | None:
