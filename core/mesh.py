@@ -252,6 +252,20 @@ class TriangleMesh:
         out[:, 9:17] = self._cull[idx]
         return out
 
+    def _swept_sphere_may_touch(self, a, b, v, pad, qi, ti):
+        """Bool (K,): can sweep qi (a, b, v (Q, 3), pad (Q,)) touch triangle ti at all?
+
+        Every point a + s (b - a) + t v (s, t in [0, 1]) lies within |v| / 2 of the segment
+        shifted by v / 2, so a triangle's bounding sphere farther than pad + |v| / 2 from that
+        segment proves a miss. Ground probes and floor snaps (short sweeps of an upright
+        capsule on a floor) keep about a third of the pairs the box and window tests keep.
+        """
+        half = 0.5 * v
+        reach = pad + np.sqrt(np.einsum("ij,ij->i", half, half))
+        cull = self._cull[ti]
+        return _sphere_may_touch((a + half)[qi], (b + half)[qi], cull[:, 4:7], cull[:, 7],
+                                 reach[qi])
+
     def _capsule_candidates(self, a: np.ndarray, b: np.ndarray, r: float):
         """Candidates of one capsule after box and plane-slab culling: (index, rec rows)."""
         pad = r + self._pad(r + max(abs(a).max(), abs(b).max()))
@@ -471,6 +485,8 @@ class TriangleMesh:
         if not qi.size:
             return SweepBatch(time, normal, point, tri)
         keep, enter, key = _sweep_windows(a, b, r, v, pad, qi, ti, self._rec_rows, self._krec)
+        qi, ti, enter, key = qi[keep], ti[keep], enter[keep], key[keep]
+        keep = self._swept_sphere_may_touch(a, b, v, pad, qi, ti)
         qi, ti, enter, key = qi[keep], ti[keep], enter[keep], key[keep]
         if not qi.size:
             return SweepBatch(time, normal, point, tri)
