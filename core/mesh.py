@@ -327,9 +327,19 @@ class TriangleMesh:
         Hit.time in [0, 1]; 0 when the capsule starts penetrating (as ``sweep_capsule_triangle``).
         """
         v = as_point(displacement, "displacement")
-        a, b, r = capsule.a, capsule.b, capsule.radius
-        # Single-query route (fewer numpy calls than _sweep_batch with Q = 1): entry-level
-        # BVH query on the sweep's box, the moving plane-slab reject, one kernel call.
+        first = self._sweep_one(capsule.a, capsule.b, capsule.radius, v)
+        if first is None:
+            return None
+        t, n, pt, tri = first
+        return Hit(float(t), n.copy(), pt.copy(), int(tri))
+
+    def _sweep_one(self, a, b, r, v):
+        """First hit (time, normal (3,), point (3,), triangle) of one sweep, or None.
+
+        The single-query route (fewer numpy calls than the batched one): entry-level BVH
+        query on the sweep's box, the moving plane-slab reject, one kernel call. Also serves
+        ``_sweep_batch`` for a batch of one (a controller moving one character).
+        """
         a2, b2 = a + v, b + v
         ext = max(abs(a).max(), abs(b).max(), abs(a2).max(), abs(b2).max())
         pad = r + self._pad(0.0) * (1.0 + r + ext)
@@ -338,9 +348,9 @@ class TriangleMesh:
         cand = self._bvh.query_box8(np.concatenate((hi + pad, pad - lo, _ZERO2)))
         if not cand.size:
             return None
-        rec = self._rec_rows(cand)
-        nrm = rec[:, _N]
-        d = nrm @ np.stack((a, b), axis=1) - rec[:, _OFF, None]  # (k, 2): d0, d1
+        cull = self._cull[cand]
+        nrm = cull[:, 0:3]
+        d = nrm @ np.stack((a, b), axis=1) - cull[:, 3, None]  # (k, 2): d0, d1
         dv = nrm @ v
         d0 = d[:, 0]
         d1 = d[:, 1]
@@ -348,8 +358,7 @@ class TriangleMesh:
             np.maximum(d0, d1) + np.maximum(dv, 0.0) > -pad
         )
         cand = cand[keep]
-        k = cand.size
-        if not k:
+        if not cand.size:
             return None
         t, n, pt = _sweep._sweep_rec(a, b, r, v, self._krec, cand)
         i = int(np.argmin(t))  # first minimum; ties go to the lowest triangle index
@@ -359,7 +368,7 @@ class TriangleMesh:
         tie = np.flatnonzero(t == tmin)
         if tie.size > 1:
             i = int(tie[np.argmin(cand[tie])])
-        return Hit(float(tmin), n[i].copy(), pt[i].copy(), int(cand[i]))
+        return tmin, n[i], pt[i], cand[i]
 
     def raycast(self, origin, direction, max_distance=np.inf) -> Hit | None:
         """First triangle hit by the ray ``origin + t * unit(direction)``, 0 <= t <= max_distance.
@@ -471,6 +480,14 @@ class TriangleMesh:
         equals brute force over all triangles.
         """
         nq = a.shape[0]
+        if nq == 1:
+            first = self._sweep_one(a[0], b[0], float(r[0]), v[0])
+            if first is None:
+                return SweepBatch(np.full(1, np.inf), np.zeros((1, 3)), np.zeros((1, 3)),
+                                  np.full(1, -1, dtype=np.int64))
+            t, n, pt, tri = first
+            return SweepBatch(np.array([t]), n[None].copy(), pt[None].copy(),
+                              np.array([tri], dtype=np.int64))
         a2, b2 = a + v, b + v
         ext = np.maximum(np.maximum(abs(a).max(1), abs(b).max(1)),
                          np.maximum(abs(a2).max(1), abs(b2).max(1)))
