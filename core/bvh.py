@@ -13,7 +13,9 @@ comparison ``box8 <= q8`` whose 8 bool bytes per row are read as one uint64 and 
 
 Node levels are kept as float32 copies rounded outward (``_round_down32``) and tested against
 query rows rounded up (``_round_up32``): never fewer nodes than the float64 test, half the bytes
-gathered. The leaves' triangle slots (``slot_box``) stay float64, so answers are exact.
+gathered. The leaves' triangle slots (``slot_box``) stay float64, so answers are exact;
+``query_many_box6(..., exact=False)`` ends on float32 outward copies of the slots instead
+(``_slot32``, +32 bytes a slot) for callers whose exact culls and kernels follow anyway.
 
 Build: one Morton sort plus one reshape-and-reduce per level; no Python loop per node or per
 triangle. Traversal: one loop per level, over frontier arrays of (query, node) pairs; batched
@@ -101,9 +103,7 @@ def _round_down32(x: np.ndarray) -> np.ndarray:
     """float32 copy of ``x`` with every element <= the float64 value (outward for lower bounds)."""
     with np.errstate(over="ignore"):
         y = x.astype(np.float32)
-    m = y > x
-    if m.any():
-        y[m] = np.nextafter(y[m], _F32_NEG_INF)
+    np.nextafter(y, _F32_NEG_INF, out=y, where=y > x)  # no mask gather/scatter
     return y
 
 
@@ -135,6 +135,7 @@ class BVH:
     order : (n_slots,) int64, triangle index in each leaf slot, -1 for padding.
     slot_box : (n_slots, 8) float64, the boxes in slot order (empty rows for padding); the
         final overlap test is done on these, in float64, so answers are exact.
+    _slot32 : (n_slots, 8) float32, ``slot_box`` rounded outward (``_round_down32``).
     levels : list of (n_nodes_L, 8) float64 node boxes (recomputed on access, for tests and
         tools); ``levels[0]`` are the leaves, ``levels[-1]`` holds the single root.
 
@@ -164,7 +165,11 @@ class BVH:
         self.order = slots
         self.slot_box = slot_box
         self.n_boxes = n
-        levels = [_round_down32(_group_min(slot_box, BVH_LEAF_SIZE))]
+        # float32 slot boxes rounded outward (+32 bytes a slot): the final test of
+        # ``query_many_box6(..., exact=False)``, for callers whose exact tests follow anyway.
+        self._slot32 = _round_down32(slot_box)
+        # rounding down is monotonic, so the min of rounded slots is the rounded min
+        levels = [_group_min(self._slot32, BVH_LEAF_SIZE)]
         while levels[-1].shape[0] > 1:
             prev = levels[-1]
             n_parent = prev.shape[0] // BVH_FANOUT
@@ -232,17 +237,22 @@ class BVH:
         return self.order[slots[_overlap(self.slot_box.take(slots, axis=0), q8)]]
 
     # ------------------------------------------------------------------ batched queries
-    def query_many_box6(self, q6: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def query_many_box6(
+        self, q6: np.ndarray, exact: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
         """All overlapping (query, box) pairs for query boxes ``q6`` (Q, 6) = [hi, -lo].
 
-        Returns ``(query, box)`` int64 arrays of equal length, ordered by query.
+        Returns ``(query, box)`` int64 arrays of equal length, ordered by query. With
+        ``exact=False`` the final test uses the float32 outward-rounded slot boxes (half the
+        bytes): a superset of the exact pairs, larger only by boxes within float32 rounding
+        of the query, for callers that decide every pair exactly afterwards.
         """
         q8 = as_query8(q6)
         nq = q8.shape[0]
         out_q, out_b = [], []
         for start in range(0, nq, BVH_QUERY_CHUNK):
             stop = min(nq, start + BVH_QUERY_CHUNK)
-            qi, bi = self._query_chunk(q8[start:stop])
+            qi, bi = self._query_chunk(q8[start:stop], exact)
             out_q.append(qi + start)
             out_b.append(bi)
         if not out_q:
@@ -251,7 +261,7 @@ class BVH:
             return out_q[0], out_b[0]
         return np.concatenate(out_q), np.concatenate(out_b)
 
-    def _query_chunk(self, q8: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _query_chunk(self, q8: np.ndarray, exact: bool = True) -> tuple[np.ndarray, np.ndarray]:
         # Children of a node are contiguous rows: gather them as one (n, F, 8) block per
         # frontier pair and test against the query box broadcast over the F children.
         lv = self._lv32
@@ -265,6 +275,10 @@ class BVH:
             pair, child = np.nonzero(_overlap(blocks, q32.take(qi, axis=0)[:, None, :]))
             nodes = nodes.take(pair) * F + child
             qi = qi.take(pair)
-        blocks = self.slot_box.reshape(-1, S, 8).take(nodes, axis=0)
-        pair, slot = np.nonzero(_overlap(blocks, q8.take(qi, axis=0)[:, None, :]))
+        if exact:
+            blocks = self.slot_box.reshape(-1, S, 8).take(nodes, axis=0)
+            pair, slot = np.nonzero(_overlap(blocks, q8.take(qi, axis=0)[:, None, :]))
+        else:
+            blocks = self._slot32.reshape(-1, S, 8).take(nodes, axis=0)
+            pair, slot = np.nonzero(_overlap(blocks, q32.take(qi, axis=0)[:, None, :]))
         return qi.take(pair), self.order.take(nodes.take(pair) * S + slot)

@@ -129,3 +129,7 @@ SWEEP_PRUNE_MIN_PAIRS = 256
 # Pairs per chunk of the batched sweep cull (core/mesh.py ``_sweep_windows``): its
 # component-major temporaries (~50 rows of 8-byte floats) stay in cache.
 SWEEP_CULL_CHUNK = 4096
+# Pairs per chunk of the batched capsule-contact cull (core/mesh.py ``_capsule_pairs``):
+# component-major temporaries of ~20 rows stay in cache (8192 measured ~1.7x faster than
+# unchunked on terrain_1M; 4096-16384 alike). A count, not a tolerance.
+CAPSULE_CULL_CHUNK = 8192
