@@ -249,8 +249,9 @@ class TriangleMesh:
         (layout ``_A``.. ``_RAD``); identical to storing them, without the memory."""
         idx = np.asarray(idx)
         out = np.empty((idx.size, 17))
-        out[:, 0:9] = self._vertices[self._triangles[idx]].reshape(idx.size, 9)
-        out[:, 9:17] = self._cull[idx]
+        corners = np.take(self._triangles, idx, axis=0)
+        out[:, 0:9] = np.take(self._vertices, corners.ravel(), axis=0).reshape(idx.size, 9)
+        out[:, 9:17] = np.take(self._cull, idx, axis=0)
         return out
 
     def _swept_sphere_may_touch(self, a, b, v, pad, qi, ti):
@@ -263,7 +264,7 @@ class TriangleMesh:
         """
         half = 0.5 * v
         reach = pad + np.sqrt(np.einsum("ij,ij->i", half, half))
-        cull = self._cull[ti]
+        cull = np.take(self._cull, ti, axis=0)
         return _sphere_may_touch((a + half)[qi], (b + half)[qi], cull[:, 4:7], cull[:, 7],
                                  reach[qi])
 
@@ -794,7 +795,7 @@ def _sweep_windows(a, b, r, v, pad, qi, ti, rec, krec):
         keep[s] = e <= np.minimum(np.minimum.reduce(t_out, axis=0), 1.0)
         # ordering key: face entry of the end nearer the plane (krec: inward edge normals
         # M_j, offsets, relative to vertex a)
-        Kr = np.ascontiguousarray(krec[ti[s]].T)  # (31, n)
+        Kr = np.ascontiguousarray(np.take(krec, ti[s], axis=0).T)  # (31, n)
         near = np.abs(d0) <= np.abs(d1)
         dn = np.where(near, d0, d1)
         E = np.where(near, P, Q)

@@ -388,7 +388,7 @@ def _sweep_rec(p, q, radius, displacement, krec, ti):
     r = np.asarray(radius, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if n_pairs <= _CHUNK:
-            T = krec[ti].T
+            T = np.take(krec, ti, axis=0).T
             if n_pairs >= _CONTIGUOUS_MIN:
                 T = np.ascontiguousarray(T)
             time, normal, point = _kernel(_rows3(p), _rows3(q), r, _rows3(displacement), T)
@@ -399,7 +399,7 @@ def _sweep_rec(p, q, radius, displacement, krec, ti):
         r = np.broadcast_to(r, (n_pairs,))
         for lo in range(0, n_pairs, _CHUNK):
             s = slice(lo, lo + _CHUNK)
-            T = np.ascontiguousarray(krec[ti[s]].T)
+            T = np.ascontiguousarray(np.take(krec, ti[s], axis=0).T)
             if shared:
                 ps, qs, vs = p.reshape(3, 1), q.reshape(3, 1), displacement.reshape(3, 1)
             else:
