@@ -65,6 +65,15 @@ STEP_PROBE_OFFSET = 0.01
 # penetration-recovery plane solver (Box2D mover style).
 DEPENETRATION_PASSES = 4
 DEPENETRATION_MAX_CONTACTS = 8
+# Dimensionless. A penetration-recovery round that leaves a capsule's deepest contact deeper
+# than this fraction of the previous round's (and still deeper than skin_width / 2, i.e. truly
+# penetrating) made no progress; after DEPENETRATION_STALL_ROUNDS such rounds in a row the
+# controller gives up on that capsule for the move (it does not fit where it is: pushing it
+# out of one wall pushes it into the other). Converging recoveries shrink the depth to ~0 in
+# one round; the stalls measured on the benchmark levels repeat the same depth round after
+# round. Two rounds were too few: a capsule pushed up a ramp got deeper twice, then came out.
+DEPENETRATION_STALL_RATIO = 0.9
+DEPENETRATION_STALL_ROUNDS = 3
 
 # Walk-through verdicts (core/walkthrough.py).
 # A frame counts as blocked when the character advanced less than this fraction of the

@@ -57,6 +57,8 @@ from .constants import (
     CONTROLLER_MIN_MOVE,
     DEPENETRATION_MAX_CONTACTS,
     DEPENETRATION_PASSES,
+    DEPENETRATION_STALL_RATIO,
+    DEPENETRATION_STALL_ROUNDS,
     FACE_CONTACT_COS,
     GROUND_PROBE_SKINS,
     SAME_FACE_MARGIN,
@@ -298,6 +300,8 @@ class CharacterController:
         self._radii = np.full(1, s.radius)  # read-only, grown on demand (_sweep)
         self._radii.setflags(write=False)
         self.mesh_calls = 0  # batched mesh queries issued (for benchmarks and tests)
+        # batches of at most this many characters sweep, then probe (see _move_many)
+        self._lone_max = 1
 
     # ------------------------------------------------------------------ public
     def capsule_at(self, foot) -> Capsule:
@@ -362,13 +366,21 @@ class CharacterController:
         """Push capsules at feet ``pos`` (K, 3) out of the mesh to a gap of skin/2.
 
         Plane solver (Gauss-Seidel over the deepest DEPENETRATION_MAX_CONTACTS contacts of
-        each capsule, DEPENETRATION_PASSES passes), re-queried up to max_iterations rounds.
-        Returns (new feet (K, 3), pushed distance (K,)).
+        each capsule, DEPENETRATION_PASSES passes), re-queried up to max_iterations rounds,
+        all capsules still in contact in one batched query per round. Give-up rule: a capsule
+        whose deepest contact fails DEPENETRATION_STALL_ROUNDS times in a row to get shallower
+        (by the factor DEPENETRATION_STALL_RATIO) cannot be pushed out (it does not fit where
+        it is, e.g. between walls closer than its diameter: the pushes ping-pong) and leaves
+        the solve.
+        Returns (new feet (K, 3), pushed distance (K,), trapped (K,) bool: given up).
         """
         s = self.settings
         out = pos.copy()
         pushed = np.zeros(len(pos))
+        trapped = np.zeros(len(pos), bool)
         live = np.arange(len(pos))
+        prev = np.full(len(pos), np.inf)  # deepest contact of the previous round
+        strikes = np.zeros(len(pos), np.int64)
         kmax = DEPENETRATION_MAX_CONTACTS
         for _ in range(s.max_iterations):
             if not live.size:
@@ -379,6 +391,24 @@ class CharacterController:
             if not cb.query.size:
                 break
             q = cb.query
+            first = np.r_[True, q[1:] != q[:-1]]  # deepest contact of each capsule (sorted)
+            qa = live[q[first]]
+            deepest = cb.depth[first]
+            # a stall: still really penetrating (deeper than the skin/2 query margin) and
+            # not clearly shallower than the previous round
+            stall = (deepest > DEPENETRATION_STALL_RATIO * prev[qa]) & (
+                deepest > 0.5 * s.skin_width)
+            strikes[qa] = np.where(stall, strikes[qa] + 1, 0)
+            prev[qa] = deepest
+            if stall.any() and (strikes[qa] >= DEPENETRATION_STALL_ROUNDS).any():
+                trapped[qa[strikes[qa] >= DEPENETRATION_STALL_ROUNDS]] = True
+                keep_c = ~trapped[live[q]]
+                if not keep_c.any():
+                    break
+                stay = ~trapped[live]
+                q = np.cumsum(stay)[q[keep_c]] - 1  # renumber into the remaining capsules
+                live = live[stay]
+                cb = cb._replace(depth=cb.depth[keep_c], normal=cb.normal[keep_c])
             rank = np.arange(q.size) - np.searchsorted(q, q, side="left")
             keep = rank < kmax
             q, rank = q[keep], rank[keep]
@@ -395,7 +425,7 @@ class CharacterController:
             out[live] += x
             pushed[live] += np.sqrt(_dot(x, x))
             live = live[np.unique(q)]
-        return out, pushed
+        return out, pushed, trapped
 
     def _move_many(self, f0, d, state0, normal0, floor0, log_hits=False,
                    ground0=None) -> _Batch:
@@ -434,6 +464,7 @@ class CharacterController:
         rem = dd.copy()
         iters = np.zeros(n_agents, np.int64)
         depen = np.zeros(n_agents)
+        trapped = np.zeros(n_agents, bool)  # penetration recovery gave up (_depenetrate)
         planes = None  # (N, max_it, 3) slide planes met, allocated at the first hit
         blk_score = np.full(n_agents, np.inf)
         blk_n = np.zeros((n_agents, 3))
@@ -464,14 +495,22 @@ class CharacterController:
                 c = np.flatnonzero(coh)
                 same_face[c[self._inside(pt0[c] + dd[c], tri0[c])]] = True
 
-        # Phase 2: slide. Each sweep is batched with a speculative ground probe at its end.
+        # Phase 2: slide. Each sweep is batched with a speculative ground probe at its end
+        # (lock-step batches), or, for a lone character, followed by the probe only when it
+        # hit nothing: two single sweeps take the mesh's lean route and cost less than one
+        # general batch of two, and a sweep that hits needs no probe.
+        lone = n_agents <= self._lone_max
         for it in range(max_it):
             ids = np.flatnonzero(active)
             pids = idle if it == 0 else np.empty(0, np.int64)
             if not ids.size and not pids.size:
                 break
             k = ids.size
-            prb = ids[~same_face[ids]] if it == 0 else ids
+            seq = lone and it > 0  # after a hit, the next sweep often hits again
+            if seq:
+                prb = np.empty(0, np.int64)
+            else:
+                prb = ids[~same_face[ids]] if it == 0 else ids
             slot = np.full(n_agents, -1, np.int64)
             slot[prb] = k + np.arange(prb.size)
             feet = np.concatenate([cur[ids], cur[prb] + rem[prb], cur[pids]])
@@ -488,10 +527,15 @@ class CharacterController:
             miss = np.isinf(t)
             if miss.any():
                 m = ids[miss]
-                mp = m[slot[m] >= 0]
-                if mp.size:
-                    self._store_probe(mp, res, slot[mp], probe, probe_out)
-                ms = m[slot[m] < 0]  # same-face shortcut
+                if seq:  # probe now, only the characters that need one
+                    pr = self._sweep(cur[m] + rem[m], np.tile(-probe * u, (m.size, 1)))
+                    self._store_probe(m, pr, slice(0, m.size), probe, probe_out)
+                    ms = m[:0]
+                else:
+                    mp = m[slot[m] >= 0]
+                    if mp.size:
+                        self._store_probe(mp, res, slot[mp], probe, probe_out)
+                    ms = m[slot[m] < 0]  # same-face shortcut
                 if ms.size:
                     g_t[ms] = gap0[ms]
                     g_n[ms] = normal0[ms]
@@ -504,9 +548,14 @@ class CharacterController:
             zero = t == 0.0
             if zero.any():
                 z = ids[zero]
-                cur[z], pushed = self._depenetrate(cur[z])
+                cur[z], pushed, trap = self._depenetrate(cur[z])
                 depen[z] += pushed
                 iters[z] += 1
+                if trap.any():  # cannot get out: stop sliding (every sweep would be time 0)
+                    tz = z[trap]
+                    trapped[tz] = True
+                    rem[tz] = 0.0
+                    active[tz] = False
                 if log_hits:
                     for j in np.flatnonzero(zero):
                         hits.append((ids[j], Hit(0.0, res.normal[j].copy(), res.point[j].copy(),
@@ -607,10 +656,10 @@ class CharacterController:
             res = self._sweep(cur[need], snap_len[need, None] * -u)
             self._store_probe(need, res, slice(0, need.size), snap_len[need], probe_out)
         # probes starting in contact (time 0): recover and probe again
-        zero_m = g_valid & (g_t == 0.0) & (g_tri >= 0)
+        zero_m = g_valid & (g_t == 0.0) & (g_tri >= 0) & ~trapped
         if zero_m.any():
             zero = np.flatnonzero(zero_m)
-            cur[zero], pushed = self._depenetrate(cur[zero])
+            cur[zero], pushed, _trap = self._depenetrate(cur[zero])
             depen[zero] += pushed
             res = self._sweep(cur[zero], snap_len[zero, None] * -u)
             self._store_probe(zero, res, slice(0, zero.size), snap_len[zero], probe_out)

@@ -357,3 +357,23 @@ def test_ground_cache_is_transparent():
     c2._cache.clear()
     b = c2.move(p, [0.1, 0.05, 0])
     assert np.array_equal(a.position, b.position) and a.ground_state == b.ground_state
+
+
+# ---------------------------------------------------------------- penetration give-up
+def test_capsule_that_does_not_fit_gives_up_recovery_and_stays_put():
+    """A character started in a slot narrower than its diameter (0.5 m between two tall
+    boxes, radius 0.35) cannot be pushed out: each push out of one wall pushes it into the
+    other. Recovery gives up after DEPENETRATION_STALL_ROUNDS non-improving rounds instead
+    of re-querying every slide iteration: a move costs a bounded number of mesh calls,
+    and the character does not get through the walls."""
+    mesh = TriangleMesh(*merge([grid(-3, 3, -3, 3), box((-2, -2.0, 0), (2, -0.25, 2.5)),
+                                box((-2, 0.25, 0), (2, 2.0, 2.5))]))
+    ctrl = CharacterController(mesh, ControllerSettings())
+    res = ctrl.move([0.0, 0.0, 0.0], [0.0, 0.06, 0.0])
+    assert ctrl.mesh_calls <= 20  # settle + move; ~70 without the give-up rule
+    assert abs(res.position[1]) < 0.25 and res.position[2] < 0.5
+    # a resolvable penetration is still resolved in full
+    ctrl = CharacterController(mesh, ControllerSettings())
+    res = ctrl.move([-2.6, 0.0, -0.1], [0.0, 0.0, 0.0])
+    assert res.depenetration > 0.05 and res.grounded
+    assert not mesh.penetrating_triangles(ctrl.capsule_at(res.position)).size
