@@ -142,3 +142,9 @@ SWEEP_CULL_CHUNK = 4096
 # component-major temporaries of ~20 rows stay in cache (8192 measured ~1.7x faster than
 # unchunked on terrain_1M; 4096-16384 alike). A count, not a tolerance.
 CAPSULE_CULL_CHUNK = 8192
+
+# Batches of at most this many sweeps take the lean per-query route in TriangleMesh
+# (_sweep_few: per-query BVH entry-level query and plane-slab reject, one kernel call for all
+# pairs) instead of the batched windows/pruning route, which pays off only for many queries.
+# A controller's slide sweep + ground probe is a batch of 2.
+SWEEP_FEW_QUERIES = 4

@@ -31,6 +31,7 @@ from .constants import (
     DEGENERATE_REL2,
     MESH_CULL_REL,
     SWEEP_CULL_CHUNK,
+    SWEEP_FEW_QUERIES,
     SWEEP_PRUNE_FIRST,
     SWEEP_PRUNE_MIN_PAIRS,
 )
@@ -335,13 +336,10 @@ class TriangleMesh:
         t, n, pt, tri = first
         return Hit(float(t), n.copy(), pt.copy(), int(tri))
 
-    def _sweep_one(self, a, b, r, v):
-        """First hit (time, normal (3,), point (3,), triangle) of one sweep, or None.
-
-        The single-query route (fewer numpy calls than the batched one): entry-level BVH
-        query on the sweep's box, the moving plane-slab reject, one kernel call. Also serves
-        ``_sweep_batch`` for a batch of one (a controller moving one character).
-        """
+    def _sweep_candidates_one(self, a, b, r, v):
+        """Candidate triangles of one sweep: entry-level BVH query on the sweep's padded box,
+        then the moving plane-slab reject (a proven miss when the segment's plane distances
+        stay beyond the pad over the whole motion)."""
         a2, b2 = a + v, b + v
         ext = max(abs(a).max(), abs(b).max(), abs(a2).max(), abs(b2).max())
         pad = r + self._pad(0.0) * (1.0 + r + ext)
@@ -349,8 +347,8 @@ class TriangleMesh:
         hi = np.maximum(np.maximum(a, b), np.maximum(a2, b2))
         cand = self._bvh.query_box8(np.concatenate((hi + pad, pad - lo, _ZERO2)))
         if not cand.size:
-            return None
-        cull = self._cull[cand]
+            return cand
+        cull = np.take(self._cull, cand, axis=0)
         nrm = cull[:, 0:3]
         d = nrm @ np.stack((a, b), axis=1) - cull[:, 3, None]  # (k, 2): d0, d1
         dv = nrm @ v
@@ -359,7 +357,16 @@ class TriangleMesh:
         keep = (np.minimum(d0, d1) + np.minimum(dv, 0.0) < pad) & (
             np.maximum(d0, d1) + np.maximum(dv, 0.0) > -pad
         )
-        cand = cand[keep]
+        return cand[keep]
+
+    def _sweep_one(self, a, b, r, v):
+        """First hit (time, normal (3,), point (3,), triangle) of one sweep, or None.
+
+        The single-query route (fewer numpy calls than the batched one): candidates from
+        ``_sweep_candidates_one``, one kernel call. Also serves ``_sweep_batch`` for a batch
+        of one (a controller moving one character).
+        """
+        cand = self._sweep_candidates_one(a, b, r, v)
         if not cand.size:
             return None
         t, n, pt = _sweep._sweep_rec(a, b, r, v, self._krec, cand)
@@ -371,6 +378,34 @@ class TriangleMesh:
         if tie.size > 1:
             i = int(tie[np.argmin(cand[tie])])
         return tmin, n[i], pt[i], cand[i]
+
+    def _sweep_few(self, a, b, r, v) -> SweepBatch:
+        """First hits of a handful of sweeps (Q <= SWEEP_FEW_QUERIES): per-query lean culls
+        and one kernel call over all their pairs (a controller's slide sweep and ground probe
+        come as a batch of two)."""
+        nq = a.shape[0]
+        cands = [self._sweep_candidates_one(a[i], b[i], float(r[i]), v[i]) for i in range(nq)]
+        ti = np.concatenate(cands)
+        time = np.full(nq, np.inf)
+        normal = np.zeros((nq, 3))
+        point = np.zeros((nq, 3))
+        tri = np.full(nq, -1, dtype=np.int64)
+        if not ti.size:
+            return SweepBatch(time, normal, point, tri)
+        qi = np.repeat(np.arange(nq), [c.size for c in cands])
+        t, n, pt = _sweep._sweep_rec(a[qi], b[qi], r[qi], v[qi], self._krec, ti)
+        hit = np.isfinite(t)
+        if hit.any():
+            qi, ti, t, n, pt = qi[hit], ti[hit], t[hit], n[hit], pt[hit]
+            order = np.lexsort((ti, t, qi))
+            qs = qi[order]
+            first = order[np.r_[True, qs[1:] != qs[:-1]]]
+            q = qi[first]
+            time[q] = t[first]
+            normal[q] = n[first]
+            point[q] = pt[first]
+            tri[q] = ti[first]
+        return SweepBatch(time, normal, point, tri)
 
     def raycast(self, origin, direction, max_distance=np.inf) -> Hit | None:
         """First triangle hit by the ray ``origin + t * unit(direction)``, 0 <= t <= max_distance.
@@ -532,6 +567,8 @@ class TriangleMesh:
             t, n, pt, tri = first
             return SweepBatch(np.array([t]), n[None].copy(), pt[None].copy(),
                               np.array([tri], dtype=np.int64))
+        if nq <= SWEEP_FEW_QUERIES:
+            return self._sweep_few(a, b, r, v)
         a2, b2 = a + v, b + v
         ext = np.maximum(np.maximum(abs(a).max(1), abs(b).max(1)),
                          np.maximum(abs(a2).max(1), abs(b2).max(1)))

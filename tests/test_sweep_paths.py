@@ -4,7 +4,7 @@ brute force over every triangle with the generic kernel, including far from the 
 import numpy as np
 import pytest
 
-from core.constants import SWEEP_CULL_CHUNK, SWEEP_PRUNE_MIN_PAIRS
+from core.constants import SWEEP_CULL_CHUNK, SWEEP_FEW_QUERIES, SWEEP_PRUNE_MIN_PAIRS
 from core.mesh import TriangleMesh
 from core.shapes import Capsule
 from core.sweep import sweep_capsule_triangle_many
@@ -85,3 +85,28 @@ def test_grazing_and_sliding_are_misses_on_the_mesh():
     assert (batch.triangle == -1).all()
     hit = mesh.sweep_capsule(cap, (0.0, 0.0, -0.1))
     assert hit is not None and hit.time == 0.0
+
+
+@pytest.mark.parametrize("offset", [(0.0, 0.0, 0.0), (1e4, -1e4, 5e3)])
+def test_small_batches_take_the_lean_route_and_equal_brute_force(offset):
+    """Batches of 1..SWEEP_FEW_QUERIES sweeps (a controller's slide + probe) use per-query
+    culls and one kernel call; their answers equal brute force and the large-batch route."""
+    mesh = _scene(np.asarray(offset))
+    a, b, r, d = scenes.sweep_queries(mesh.vertices, mesh.triangles, 24, seed=9)
+    d[::5] *= 6.0
+    d[2::9] = 0.0
+    large = mesh.sweep_capsule_many(a, b, r, d)  # > SWEEP_FEW_QUERIES: the batched route
+    for size in range(1, SWEEP_FEW_QUERIES + 1):
+        for lo in range(0, 24 - size + 1, size):
+            s = slice(lo, lo + size)
+            small = mesh.sweep_capsule_many(a[s], b[s], r[s], d[s])
+            np.testing.assert_array_equal(small.time, large.time[s])
+            np.testing.assert_array_equal(small.triangle, large.triangle[s])
+            np.testing.assert_array_equal(small.normal, large.normal[s])
+            np.testing.assert_array_equal(small.point, large.point[s])
+    for i in range(24):
+        truth = _brute(mesh, a[i], b[i], r[i], d[i])
+        if truth is None:
+            assert large.triangle[i] == -1
+        else:
+            assert large.time[i] == truth[0] and large.triangle[i] == truth[1]
