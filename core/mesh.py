@@ -17,6 +17,7 @@ records (none when nothing survives). ``SINGLE_QUERY_NUMPY_CALLS`` documents the
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import NamedTuple
 
 import numpy as np
@@ -124,6 +125,28 @@ def _as_triangles(triangles, n_vertices: int) -> np.ndarray:
     return tri
 
 
+@contextmanager
+def _small_pages():
+    """Build without numpy's transparent-huge-page advice, restoring it afterwards.
+
+    numpy asks Linux for huge pages on large arrays; with THP in ``madvise`` mode the kernel
+    then compacts memory synchronously on first touch, which made a 1M-triangle build take
+    0.9-1.5 s instead of a steady 0.75 s (``tools/bench.py``, terrain_1M); queries on the
+    built arrays run at the same speed either way. A no-op where numpy lacks the switch.
+    """
+    multiarray = getattr(getattr(np, "_core", None), "multiarray", None) or getattr(
+        getattr(np, "core", None), "multiarray", None)
+    switch = getattr(multiarray, "_set_madvise_hugepage", None)
+    if switch is None:
+        yield
+        return
+    previous = switch(False)
+    try:
+        yield
+    finally:
+        switch(previous)
+
+
 class TriangleMesh:
     """An indexed triangle mesh with a BVH, answering exact capsule, sweep and ray queries.
 
@@ -136,6 +159,10 @@ class TriangleMesh:
     """
 
     def __init__(self, vertices, triangles):
+        with _small_pages():
+            self._build(vertices, triangles)
+
+    def _build(self, vertices, triangles):
         V = _as_vertices(vertices)
         T = _as_triangles(triangles, V.shape[0])
         V.flags.writeable = False

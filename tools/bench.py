@@ -42,6 +42,7 @@ def _median_time(fn, repeat):
     times = []
     out = None
     for _ in range(repeat):
+        out = None  # each run on its own: the previous result is not kept alive meanwhile
         t = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - t)
