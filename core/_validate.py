@@ -35,14 +35,20 @@ def as_points(value, name: str) -> np.ndarray:
     return arr
 
 
-def as_radius(value, name: str = "radius") -> float:
-    """Return ``value`` as a finite float > 0, or raise ValueError naming ``name``."""
+def as_finite(value, name: str) -> float:
+    """Return ``value`` as a finite float, or raise ValueError naming ``name``."""
     try:
-        r = float(value)
+        x = float(value)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a number, got {value!r}") from exc
-    if not np.isfinite(r):
-        raise ValueError(f"{name} must be finite, got {r}")
+    if not np.isfinite(x):
+        raise ValueError(f"{name} must be finite, got {x}")
+    return x
+
+
+def as_radius(value, name: str = "radius") -> float:
+    """Return ``value`` as a finite float > 0, or raise ValueError naming ``name``."""
+    r = as_finite(value, name)
     if r <= 0.0:
         raise ValueError(f"{name} must be > 0, got {r}")
     return r

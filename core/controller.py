@@ -52,7 +52,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validate import as_point
+from ._validate import as_finite, as_point
 from .constants import (
     CONTROLLER_MIN_MOVE,
     DEPENETRATION_MAX_CONTACTS,
@@ -72,16 +72,6 @@ from .shapes import Capsule, Hit
 
 ON_GROUND, ON_STEEP_GROUND, IN_AIR = 0, 1, 2
 GROUND_STATES = ("on_ground", "on_steep_ground", "in_air")
-
-
-def _num(value, name: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a number, got {value!r}") from exc
-    if not math.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {x}")
-    return x
 
 
 @dataclass(frozen=True)
@@ -129,34 +119,34 @@ class ControllerSettings:
     """metres / second, terminal falling speed (Bullet's fall speed 55)."""
 
     def __post_init__(self):
-        r = _num(self.radius, "radius")
-        h = _num(self.height, "height")
+        r = as_finite(self.radius, "radius")
+        h = as_finite(self.height, "height")
         if r <= 0.0:
             raise ValueError(f"radius must be > 0, got {r}")
         if h < 2.0 * r:
             raise ValueError(f"height must be >= 2 * radius = {2.0 * r}, got {h}")
-        slope = _num(self.max_slope_deg, "max_slope_deg")
+        slope = as_finite(self.max_slope_deg, "max_slope_deg")
         if not 0.0 <= slope < 90.0:
             raise ValueError(f"max_slope_deg must be in [0, 90), got {slope}")
-        step = _num(self.step_height, "step_height")
+        step = as_finite(self.step_height, "step_height")
         if not 0.0 <= step < h:
             raise ValueError(f"step_height must be in [0, height), got {step}")
-        depth = _num(self.min_step_depth, "min_step_depth")
+        depth = as_finite(self.min_step_depth, "min_step_depth")
         if depth < 0.0:
             raise ValueError(f"min_step_depth must be >= 0, got {depth}")
-        skin = _num(self.skin_width, "skin_width")
+        skin = as_finite(self.skin_width, "skin_width")
         if not 0.0 < skin < r:
             raise ValueError(f"skin_width must be in (0, radius), got {skin}")
-        snap = _num(self.snap_distance, "snap_distance")
+        snap = as_finite(self.snap_distance, "snap_distance")
         if snap < 0.0:
             raise ValueError(f"snap_distance must be >= 0, got {snap}")
-        g = _num(self.gravity, "gravity")
+        g = as_finite(self.gravity, "gravity")
         if g < 0.0:
             raise ValueError(f"gravity must be >= 0, got {g}")
-        speed = _num(self.speed, "speed")
+        speed = as_finite(self.speed, "speed")
         if speed <= 0.0:
             raise ValueError(f"speed must be > 0, got {speed}")
-        fall = _num(self.max_fall_speed, "max_fall_speed")
+        fall = as_finite(self.max_fall_speed, "max_fall_speed")
         if fall <= 0.0:
             raise ValueError(f"max_fall_speed must be > 0, got {fall}")
         it = self.max_iterations
