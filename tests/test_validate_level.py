@@ -95,3 +95,43 @@ def test_readme_commands_are_the_ones_ci_and_users_run():
     assert blocks[1] == test_cmd, "the README's second command must be CI's test command"
     assert "tools/validate_level.py samples/sample_level.json" in blocks[0]
     assert readme.index(blocks[0]) < readme.index(blocks[1])
+
+
+def test_frame_rate_check_finds_the_same_verdicts_at_30_60_120_hz(tmp_path):
+    spec = json.loads(SPEC.read_text())
+    spec["mesh"] = str(SPEC.parent / spec["mesh"])
+    keep = {"stairs_30cm", "stairs_45cm", "ramp_50deg", "off_the_back_of_30cm_stairs"}
+    spec["paths"] = [p for p in spec["paths"] if p["name"] in keep]
+    spec["capsules"] = []
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(spec))
+    proc = _run(path, "--report", tmp_path / "r.json", "--strict", "--frame-rates", "30,60,120",
+                cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Frame rates 30/60/120 Hz: same verdicts on all 4 walks" in proc.stdout
+    report = json.loads((tmp_path / "r.json").read_text())
+    for walk in report["walks"]:
+        assert walk["frame_rates"] == {"rates": [30, 60, 120], "consistent": True,
+                                       "differences": []}
+
+
+def test_differing_frame_rate_verdicts_become_findings(monkeypatch):
+    from types import SimpleNamespace
+
+    from tools import validate_level
+
+    def differing(mesh, points, settings, rates):
+        return SimpleNamespace(rates=tuple(int(r) for r in rates), consistent=False, differences=[
+            {"what": "event", "kind": "fell", "present_at": [30], "absent_at": [60, 120]}])
+
+    monkeypatch.setattr(validate_level, "compare_frame_rates", differing)
+    spec = json.loads(SPEC.read_text())
+    spec["paths"] = [p for p in spec["paths"] if p["name"] == "stairs_30cm"]
+    spec["capsules"] = []
+    spec_path = SPEC.parent / "sample_level.json"
+    monkeypatch.setattr(validate_level, "_load_spec", lambda path: spec)
+    report = validate_level.validate(spec_path, frame_rates=(30, 60, 120))
+    assert report["ok"] is False
+    assert report["findings"] == [{"check": "frame_rate", "name": "stairs_30cm",
+                                   "expected": "same verdict at 30/60/120 Hz",
+                                   "got": "fell differs"}]

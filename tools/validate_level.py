@@ -43,6 +43,7 @@ from core import (  # noqa: E402
     ControllerSettings,
     TriangleMesh,
     classify_triangles,
+    compare_frame_rates,
     headroom_audit,
     ledge_audit,
     stair_audit,
@@ -114,7 +115,7 @@ def _walk_verdict(report):
     return kinds[0] if kinds else "ended"
 
 
-def _check_paths(mesh, settings, paths):
+def _check_paths(mesh, settings, paths, frame_rates=()):
     if not paths:
         return []
     reports = walkthrough_many(mesh, [p["points"] for p in paths], settings)
@@ -135,6 +136,10 @@ def _check_paths(mesh, settings, paths):
                 row["ok"] = bool(rep.reached_goal)
             else:
                 row["ok"] = any(e.kind == want for e in rep.events)
+        if frame_rates:
+            fr = compare_frame_rates(mesh, spec["points"], settings, rates=frame_rates)
+            row["frame_rates"] = {"rates": list(fr.rates), "consistent": bool(fr.consistent),
+                                  "differences": fr.differences}
         rows.append(row)
     return rows
 
@@ -177,7 +182,7 @@ def _audits(mesh, settings, worst=10):
     }
 
 
-def validate(spec_path, min_depth=MIN_REPORTED_DEPTH):
+def validate(spec_path, min_depth=MIN_REPORTED_DEPTH, frame_rates=()):
     """Run every check of the level spec at ``spec_path``; return the report dict."""
     t0 = time.perf_counter()
     spec = _load_spec(spec_path)
@@ -189,7 +194,7 @@ def validate(spec_path, min_depth=MIN_REPORTED_DEPTH):
     walkability = _walkability(mesh, settings)
     capsules = _check_capsules(mesh, settings, spec.get("capsules", []), min_depth)
     t_caps = time.perf_counter()
-    walks = _check_paths(mesh, settings, spec.get("paths", []))
+    walks = _check_paths(mesh, settings, spec.get("paths", []), frame_rates)
     t_walk = time.perf_counter()
     audits = _audits(mesh, settings)
     t_audit = time.perf_counter()
@@ -200,6 +205,12 @@ def validate(spec_path, min_depth=MIN_REPORTED_DEPTH):
     ] + [
         {"check": "walk", "name": r["name"], "expected": r["expected"], "got": r["verdict"]}
         for r in walks if r.get("ok") is False
+    ] + [
+        {"check": "frame_rate", "name": r["name"], "expected": "same verdict at "
+         + "/".join(str(hz) for hz in r["frame_rates"]["rates"]) + " Hz",
+         "got": "; ".join(d.get("kind", d["what"]) + " differs" for d in
+                          r["frame_rates"]["differences"])}
+        for r in walks if "frame_rates" in r and not r["frame_rates"]["consistent"]
     ]
     return {
         "level": spec.get("name", os.path.basename(spec_path)),
@@ -237,6 +248,12 @@ def _print_summary(report, out):
             for e in r["events"])
         flag = "" if r.get("ok", True) else "   <-- expected " + r["expected"]
         print(f"  walk    {r['name']:<24} {r['verdict']:<16} [{detail}]{flag}", file=out)
+    checked = [r for r in report["walks"] if "frame_rates" in r]
+    if checked:
+        odd = [r["name"] for r in checked if not r["frame_rates"]["consistent"]]
+        rates = "/".join(f"{hz:g}" for hz in checked[0]["frame_rates"]["rates"])
+        print(f"Frame rates {rates} Hz: " + (f"verdicts differ on {', '.join(odd)}" if odd
+              else f"same verdicts on all {len(checked)} walks"), file=out)
     a = report["audits"]
     print(f"Audits: {a['cannot_stand']['faces']} of {a['cannot_stand']['of_walkable']} walkable "
           f"faces too cramped to stand on; {a['stairs']['too_high']} risers too high and "
@@ -254,11 +271,15 @@ def main(argv=None):
     parser.add_argument("--report", default="report.json", help="where to write the JSON report")
     parser.add_argument("--strict", action="store_true",
                         help="exit 1 when any expectation in the spec does not hold")
+    parser.add_argument("--frame-rates", default="",
+                        help="also walk every path at these rates, e.g. 30,60,120 (Hz), and "
+                             "report where the verdicts differ")
     parser.add_argument("--min-depth", type=float, default=MIN_REPORTED_DEPTH,
                         help="metres; shallower capsule contacts count as clear (default 1e-6)")
     args = parser.parse_args(argv)
     try:
-        report = validate(args.spec, args.min_depth)
+        rates = tuple(float(x) for x in args.frame_rates.split(",") if x.strip())
+        report = validate(args.spec, args.min_depth, rates)
     except (OSError, ValueError, TypeError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
