@@ -252,6 +252,9 @@ class _Batch(NamedTuple):
         return (self.triangle, self.gap, self.point, self.interior)
 
 
+_TRUE1 = np.ones(1, dtype=bool)
+
+
 def _dot(a, b):
     return np.einsum("ij,ij->i", a, b)
 
@@ -381,7 +384,8 @@ class CharacterController:
             if not cb.query.size:
                 break
             q = cb.query
-            first = np.r_[True, q[1:] != q[:-1]]  # deepest contact of each capsule (sorted)
+            # deepest contact of each capsule (contacts come sorted by query, depth)
+            first = np.concatenate((_TRUE1, q[1:] != q[:-1]))
             qa = live[q[first]]
             deepest = cb.depth[first]
             # a stall: still really penetrating (deeper than the skin/2 query margin) and
@@ -822,7 +826,7 @@ class CharacterController:
         Returns the contact rows chosen and the queries they belong to."""
         order = np.lexsort((-score, q))
         qs = q[order]
-        first = order[np.r_[True, qs[1:] != qs[:-1]]]
+        first = order[np.concatenate((_TRUE1, qs[1:] != qs[:-1]))]
         w = first[np.isfinite(score[first])]
         tgt = ids[q[w]]
         state[tgt] = code
@@ -858,9 +862,10 @@ class CharacterController:
         w = self._best_per_query(ids, q, np.where(walk, up_c, -np.inf), ON_GROUND, fo, cb,
                                  state, gnorm, gtri, floor)
         # funnel: several steep supports whose normals average to a walkable one (Godot)
-        steep_only = np.setdiff1d(np.arange(ids.size), q[w])
-        if steep_only.size:
-            m = np.isin(q, steep_only) & sup
+        only = np.ones(ids.size, bool)  # characters without a walkable support
+        only[q[w]] = False
+        if only.any():
+            m = only[q] & sup
             if m.any():
                 acc = np.zeros((ids.size, 3))
                 np.add.at(acc, q[m], fo[m])

@@ -54,6 +54,7 @@ SINGLE_QUERY_NUMPY_CALLS = 50
 _A, _B, _C, _N, _OFF = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12), 12
 _CEN, _RAD = slice(13, 16), 16  # bounding sphere: centroid and max vertex distance
 _ZERO2 = np.zeros(2)
+_TRUE1 = np.ones(1, dtype=bool)
 _BUILD_CHUNK = 65536  # triangles per chunk when building the kernel records
 
 
@@ -367,17 +368,22 @@ class TriangleMesh:
         """Candidate triangles of one sweep: entry-level BVH query on the sweep's padded box,
         then the moving plane-slab reject (a proven miss when the segment's plane distances
         stay beyond the pad over the whole motion)."""
-        a2, b2 = a + v, b + v
-        ext = max(abs(a).max(), abs(b).max(), abs(a2).max(), abs(b2).max())
+        ends = np.empty((4, 3))  # a, b, a + v, b + v (min / max / abs are exact: any order)
+        ends[0] = a
+        ends[1] = b
+        np.add(ends[0:2], v, out=ends[2:4])
+        ext = float(np.abs(ends).max())
         pad = r + self._pad(0.0) * (1.0 + r + ext)
-        lo = np.minimum(np.minimum(a, b), np.minimum(a2, b2))
-        hi = np.maximum(np.maximum(a, b), np.maximum(a2, b2))
-        cand = self._bvh.query_box8(np.concatenate((hi + pad, pad - lo, _ZERO2)))
+        q8 = np.empty(8)
+        np.add(ends.max(0), pad, out=q8[0:3])
+        np.subtract(pad, ends.min(0), out=q8[3:6])
+        q8[6:8] = 0.0
+        cand = self._bvh.query_box8(q8)
         if not cand.size:
             return cand
         cull = np.take(self._cull, cand, axis=0)
         nrm = cull[:, 0:3]
-        d = nrm @ np.stack((a, b), axis=1) - cull[:, 3, None]  # (k, 2): d0, d1
+        d = nrm @ ends[0:2].T.copy() - cull[:, 3, None]  # (k, 2): d0, d1
         dv = nrm @ v
         d0 = d[:, 0]
         d1 = d[:, 1]
@@ -426,7 +432,7 @@ class TriangleMesh:
             qi, ti, t, n, pt = qi[hit], ti[hit], t[hit], n[hit], pt[hit]
             order = np.lexsort((ti, t, qi))
             qs = qi[order]
-            first = order[np.r_[True, qs[1:] != qs[:-1]]]
+            first = order[np.concatenate((_TRUE1, qs[1:] != qs[:-1]))]
             q = qi[first]
             time[q] = t[first]
             normal[q] = n[first]
