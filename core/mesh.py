@@ -220,7 +220,6 @@ class TriangleMesh:
         self._lo = lo.min(axis=0)
         self._hi = hi.max(axis=0)
         self._scale = float(np.abs(np.concatenate([self._lo, self._hi])).max())
-        self._ar = np.arange(3)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -537,15 +536,10 @@ class TriangleMesh:
         e = np.empty(0, np.int64)
         return ContactBatch(e, e.copy(), np.empty(0), np.empty((0, 3)), np.empty((0, 3)))
 
-    def _contacts_pairs(self, a, b, r, qi, ti):
+    def _contacts_pairs3(self, a, b, r, qi, ti):
         """Exact contacts of pairs (capsule qi, triangle ti), in chunks of CONTACT_CHUNK pairs.
 
-        Returns hit (K,), depth (K,), normal (K, 3), point (K, 3)."""
-        hit, depth, normal, point = self._contacts_pairs3(a, b, r, qi, ti)
-        return hit, depth, normal.T, point.T
-
-    def _contacts_pairs3(self, a, b, r, qi, ti):
-        """As ``_contacts_pairs`` with normal and point component-major, (3, K)."""
+        Returns hit (K,), depth (K,), normal (3, K), point (3, K) (component-major)."""
         k = qi.size
         hit = np.empty(k, dtype=bool)
         depth = np.empty(k)

@@ -49,7 +49,8 @@ def test_mesh_records_equal_generic_kernel(offset):
                                     mesh.vertices[mesh.triangles[:, 1]],
                                     mesh.vertices[mesh.triangles[:, 2]])
     idx = np.arange(n)
-    fast = mesh._contacts_pairs(p, q, r, idx, idx)
+    hit, depth, normal, point = mesh._contacts_pairs3(p, q, r, idx, idx)
+    fast = hit, depth, normal.T, point.T
     _assert_same(fast, generic, generic[0])
     assert generic[0].any() and not generic[0].all()
 
