@@ -594,7 +594,7 @@ class TriangleMesh:
             t, n, pt, tri = first
             return SweepBatch(np.array([t]), n[None].copy(), pt[None].copy(),
                               np.array([tri], dtype=np.int64))
-        if nq <= SWEEP_FEW_QUERIES:
+        if 0 < nq <= SWEEP_FEW_QUERIES:
             return self._sweep_few(a, b, r, v)
         a2, b2 = a + v, b + v
         ext = np.maximum(np.maximum(abs(a).max(1), abs(b).max(1)),

@@ -110,3 +110,15 @@ def test_small_batches_take_the_lean_route_and_equal_brute_force(offset):
             assert large.triangle[i] == -1
         else:
             assert large.time[i] == truth[0] and large.triangle[i] == truth[1]
+
+
+def test_empty_batches_return_empty_results():
+    mesh = _scene(np.zeros(3))
+    e = np.zeros((0, 3))
+    sweeps = mesh.sweep_capsule_many(e, e, 0.3, e)
+    assert sweeps.time.shape == (0,) and sweeps.normal.shape == (0, 3)
+    assert sweeps.triangle.shape == (0,)
+    rays = mesh.raycast_many(e, e, 1.0)
+    assert rays.time.shape == (0,)
+    contacts = mesh.capsule_contacts_many(e, e, 0.3)
+    assert contacts.query.shape == (0,)
