@@ -265,6 +265,18 @@ def _unit_rows(v):
     return v / safe[:, None], n
 
 
+def _dot3(a, b):
+    """a . b of two 3-sequences of floats, summed as numpy's einsum sums a row of three
+    ((x0 + x2) + x1), so that the one-character path (``_move_lone``) reproduces ``_dot`` and
+    ``_inside`` of the batched path bit for bit."""
+    return (a[0] * b[0] + a[2] * b[2]) + a[1] * b[1]
+
+
+def _mdot3(a, u):
+    """a . u summed left to right, as ``(1, 3) @ (3,)`` (matmul of one row) does."""
+    return (a[0] * u[0] + a[1] * u[1]) + a[2] * u[2]
+
+
 class CharacterController:
     """A capsule character moving through a ``TriangleMesh`` (static level geometry).
 
@@ -295,6 +307,11 @@ class CharacterController:
         self.mesh_calls = 0  # batched mesh queries issued (for benchmarks and tests)
         # batches of at most this many characters sweep, then probe (see _move_many)
         self._lone_max = 1
+        # one character moves through _move_lone (Python floats); False: always _move_batch
+        self._lone_fast = True
+        self._up3 = tuple(float(x) for x in self._u)
+        self._ua3 = tuple(float(x) for x in self._ua)
+        self._ub3 = tuple(float(x) for x in self._ub)
 
     # ------------------------------------------------------------------ public
     def capsule_at(self, foot) -> Capsule:
@@ -426,7 +443,19 @@ class CharacterController:
         """Lock-step move of N characters: feet f0 (N,3), displacements d (N,3), start ground
         state (N,) int8, start ground normal (N,3), start floor height (N,) along up (the
         supporting contact point; nan if unknown); ``ground0`` the previous move's
-        ``_Batch.ground()`` (optional: enables the same-face shortcut below)."""
+        ``_Batch.ground()`` (optional: enables the same-face shortcut below).
+
+        A lone character (N == 1) takes ``_move_lone``: the same phases in Python floats
+        for the common move (the first slide sweep hits nothing), handing over to the
+        batched code below, with that sweep's result, as soon as it hits."""
+        if f0.shape[0] == 1 and self._lone_fast:
+            return self._move_lone(f0, d, state0, normal0, floor0, log_hits, ground0)
+        return self._move_batch(f0, d, state0, normal0, floor0, log_hits, ground0)
+
+    def _move_batch(self, f0, d, state0, normal0, floor0, log_hits=False, ground0=None,
+                    first=None) -> _Batch:
+        """``_move_many`` for any N; ``first``: the result of the first slide sweep when the
+        caller (``_move_lone``) already issued it with the same arguments."""
         s = self.settings
         u = self._u
         n_agents = f0.shape[0]
@@ -509,7 +538,7 @@ class CharacterController:
             slot[prb] = k + np.arange(prb.size)
             feet = np.concatenate([cur[ids], cur[prb] + rem[prb], cur[pids]])
             disp = np.concatenate([rem[ids], np.tile(-probe * u, (prb.size + pids.size, 1))])
-            res = self._sweep(feet, disp)
+            res = first if it == 0 and first is not None else self._sweep(feet, disp)
             # probes of idle characters
             if pids.size:
                 sl = np.arange(k + prb.size, k + prb.size + pids.size)
@@ -663,6 +692,147 @@ class CharacterController:
             cur, g_t, g_n, g_tri, g_pt, snap_ok & ~stepped)
         return _Batch(cur, state, gnorm, gtri, gap, stepped, iters, depen, blk_n, blk_pt,
                       blk_tri, floor, riser, tread, point, interior, hits)
+
+    def _move_lone(self, f0, d, state0, normal0, floor0, log_hits, ground0) -> _Batch:
+        """``_move_batch`` for one character, in Python floats, when its first slide sweep
+        hits nothing (open ground: nearly every frame); otherwise ``_move_batch`` continues
+        from that sweep's result. The same phases with the same mesh calls (same arguments)
+        and the same float operations in the same order (``_dot3``, ``_mdot3``), so the
+        result matches ``_move_batch`` bit for bit with this numpy (another numpy build may
+        sum a row in another order: an ulp; tests/test_controller.py allows 1e-9 m and
+        requires every discrete outcome to be equal).
+        Penetration recovery and ground decided from contacts reuse the batched helpers
+        with arrays of one."""
+        s = self.settings
+        u = self._up3
+        probe = self._probe
+        cur = f0[0].tolist()
+        dv = d[0].tolist()
+        # Phase 1: follow the ground plane.
+        d_up = _mdot3(dv, u)
+        follow = int(state0[0]) == ON_GROUND and d_up <= 0.0
+        rem = dv
+        if follow:
+            dh = [dv[i] - d_up * u[i] for i in range(3)]
+            n0 = normal0[0].tolist()
+            nu = _mdot3(n0, u)
+            c = _dot3(n0, dh) / (nu if nu > 1e-9 else 1.0)
+            rem = [dh[i] - c * u[i] for i in range(3)]
+        snap_ok = follow and s.snap_distance > probe
+        active = math.sqrt(_dot3(rem, rem)) > CONTROLLER_MIN_MOVE
+        same_face = False
+        if ground0 is not None and follow and active:
+            tri0, gap0, pt0, int0 = ground0
+            if int0[0] and tri0[0] >= 0 and gap0[0] <= probe:
+                moved0 = pt0[0] + rem
+                same_face = self._inside_one(moved0, int(tri0[0]))
+        # Phase 2, first sweep: the slide sweep and (unless same-face) the probe at its end,
+        # or the idle character's probe.
+        down = [-probe * x for x in u]
+        if not active:
+            feet, disp = [cur], [down]
+        elif same_face:
+            feet, disp = [cur], [rem]
+        else:
+            feet, disp = [cur, [cur[i] + rem[i] for i in range(3)]], [rem, down]
+        res = self._sweep(np.array(feet), np.array(disp))
+        iters = 0
+        if active:
+            if res.time[0] != np.inf:  # hit, or started in contact: the batched code goes on
+                return self._move_batch(f0, d, state0, normal0, floor0, log_hits, ground0,
+                                        first=res)
+            iters = 1
+            cur = feet[1] if not same_face else [cur[i] + rem[i] for i in range(3)]
+        if active and same_face:
+            g_t, g_n, g_tri, g_pt = float(gap0[0]), normal0[0].tolist(), int(tri0[0]), moved0
+        else:
+            j = len(feet) - 1
+            g_t = float(res.time[j]) * probe
+            g_n, g_tri, g_pt = res.normal[j].tolist(), int(res.triangle[j]), res.point[j]
+        # Phase 4: stick-to-floor probe; probes starting in contact recover and probe again.
+        snap_len = max(s.snap_distance, probe) if snap_ok else probe
+        depen = 0.0
+        for again in (False, True):
+            if again:
+                if not (g_t == 0.0 and g_tri >= 0):
+                    break
+                out, pushed, _trap = self._depenetrate(np.array([cur]))
+                cur = out[0].tolist()
+                depen += float(pushed[0])
+            elif not (snap_ok and g_t > probe):
+                continue
+            r = self._sweep(np.array([cur]), np.array([[snap_len * -x for x in u]]))
+            g_t = float(r.time[0]) * snap_len
+            g_n, g_tri, g_pt = r.normal[0].tolist(), int(r.triangle[0]), r.point[0]
+        # Phase 5: stick to floor, then the ground state.
+        g_pt = g_pt.tolist() if isinstance(g_pt, np.ndarray) else g_pt
+        cur, state, gnorm, gtri, gap, floor, interior = self._ground_lone(
+            cur, g_t, g_n, g_tri, g_pt, snap_ok)
+        point = [math.nan] * 3 if state == IN_AIR else g_pt
+        return _Batch(np.array([cur]), np.array([state], np.int8), np.array([gnorm]),
+                      np.array([gtri], np.int64), np.array([gap]), np.zeros(1, bool),
+                      np.array([iters], np.int64), np.array([depen]), np.zeros((1, 3)),
+                      np.zeros((1, 3)), np.full(1, -1, np.int64), np.array([floor]),
+                      np.full(1, np.nan), np.full(1, np.nan), np.array([point]),
+                      np.array([interior]), [])
+
+    def _ground_lone(self, cur, g_t, g_n, g_tri, g_pt, snap_ok):
+        """``_ground_state`` for one character in Python floats (``_move_lone``); edges and
+        steep faces are decided by ``_ground_from_contacts`` on arrays of one.
+        Returns (foot, state, normal, triangle, gap, floor height, interior)."""
+        s = self.settings
+        u = self._up3
+        probe = self._probe
+        hit = g_tri >= 0 and math.isfinite(g_t)
+        up_c = _mdot3(g_n, u)
+        near = hit and g_t <= probe
+        gap = g_t if hit else math.inf
+        if (hit and not near and snap_ok and g_t <= max(s.snap_distance, probe)
+                and up_c > SUPPORT_MIN_COS):
+            near_or_snap = True
+            back = min(s.skin_width, gap)
+            cur = [cur[i] - (gap - back) * u[i] for i in range(3)]
+            gap = back
+        else:
+            near_or_snap = near
+        supported = near_or_snap and up_c > SUPPORT_MIN_COS
+        face = self.mesh.normals[max(g_tri, 0)].tolist()
+        fc = _dot3(face, g_n)
+        sign = -1.0 if fc < 0.0 else 1.0
+        fo = [x * sign for x in face]
+        easy = supported and abs(fc) >= FACE_CONTACT_COS and _mdot3(fo, u) >= self._cos
+        floor = _mdot3(g_pt, u) if supported else math.nan
+        if easy:
+            state, gnorm, gtri = ON_GROUND, fo, g_tri
+        elif supported or near:
+            st = np.full(1, IN_AIR, np.int8)
+            gn = np.zeros((1, 3))
+            gt = np.full(1, -1, np.int64)
+            fl = np.array([floor])
+            self._ground_from_contacts(np.zeros(1, np.int64), np.array([cur]), st, gn, gt, fl,
+                                       None, None)
+            state, gnorm, gtri, floor = int(st[0]), gn[0].tolist(), int(gt[0]), float(fl[0])
+        else:
+            state, gnorm, gtri = IN_AIR, [0.0, 0.0, 0.0], -1
+        if state == IN_AIR:
+            gap, floor = math.inf, math.nan
+        return cur, state, gnorm, gtri, gap, floor, easy
+
+    def _inside_one(self, p, tri):
+        """``_inside`` for one point p (3,) and triangle index, in Python floats."""
+        a, b, c = self._verts[self._tris[tri]].tolist()
+        e0 = [b[i] - a[i] for i in range(3)]
+        e1 = [c[i] - a[i] for i in range(3)]
+        w = [float(p[i]) - a[i] for i in range(3)]
+        d00, d01, d11 = _dot3(e0, e0), _dot3(e0, e1), _dot3(e1, e1)
+        d20, d21 = _dot3(e0, w), _dot3(e1, w)
+        den = d00 * d11 - d01 * d01
+        if not den > 0.0:
+            return False
+        bv = (d11 * d20 - d01 * d21) / den
+        bw = (d00 * d21 - d01 * d20) / den
+        m = SAME_FACE_MARGIN
+        return bv > m and bw > m and bv + bw < 1.0 - m
 
     def _inside(self, p, tri):
         """(K,) bool: points p (K, 3) strictly inside triangles tri (K,) (projected onto the

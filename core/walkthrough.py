@@ -60,6 +60,8 @@ from .controller import (
     ON_STEEP_GROUND,
     CharacterController,
     ControllerSettings,
+    _dot3,
+    _mdot3,
 )
 
 EVENT_KINDS = ("blocked", "step_too_high", "slope_too_steep", "fell", "ceiling_too_low",
@@ -213,9 +215,13 @@ class _Walker:
         self.ctrl = ctrl
         s = self.s = ctrl.settings
         self.u = s.up_vector
+        self.u3 = s.up
         self.speed = speed
         self.dt = dt
         n = self.n = len(paths)
+        # one character: per-frame vector algebra in Python floats (``_advance_one``; the
+        # controller's ``_move_lone``); the controller's switch turns both off (tests)
+        self.lone = n == 1 and ctrl._lone_fast
         kmax = max(len(p) for p in paths)
         self.P = np.zeros((n, kmax, 3))
         self.last = np.array([len(p) - 1 for p in paths])
@@ -246,6 +252,13 @@ class _Walker:
     def _hlen(self, v):
         vh = v - (v @ self.u)[..., None] * self.u
         return np.sqrt((vh * vh).sum(-1))
+
+    def _hlen3(self, v):
+        """``_hlen`` of one vector v (3 floats) in Python floats, same operations."""
+        u = self.u3
+        a = _mdot3(v, u)
+        x, y, z = (v[i] - a * u[i] for i in range(3))
+        return math.sqrt((x * x + y * y) + z * z)
 
     def run(self):
         s, u, n, dt = self.s, self.u, self.n, self.dt
@@ -412,6 +425,8 @@ class _Walker:
     def _advance(self, act, sel, pos, k):
         """Advance the waypoint index k (N,) of the walking characters ``act`` (``sel`` the
         same rows as an index or a slice). Returns (k, reached (act,), goal distance (N,))."""
+        if self.lone:
+            return self._advance_one(pos, k)
         u, r = self.u, self.s.radius
         k = k.copy()
         p_a = pos[sel]
@@ -440,7 +455,36 @@ class _Walker:
         dg[act] = dist_goal
         return k, reached, dg
 
+    def _advance_one(self, pos, k):
+        """``_advance`` for one walking character, in Python floats (the same operations in
+        the same order: bit-identical)."""
+        u, r = self.u3, self.s.radius
+        p = pos[0].tolist()
+        P = self.P[0]
+        last = int(self.last[0])
+        kk = int(k[0])
+        while kk < last:
+            tgt = P[kk].tolist()
+            prev = P[max(kk - 1, 0)].tolist()
+            seg = [tgt[i] - prev[i] for i in range(3)]
+            a = _mdot3(seg, u)
+            seg_h = [seg[i] - a * u[i] for i in range(3)]
+            sl2 = _dot3(seg_h, seg_h)
+            tproj = _dot3([p[i] - prev[i] for i in range(3)], seg_h) / (sl2 if sl2 > 0 else 1.0)
+            if not (self._hlen3([tgt[i] - p[i] for i in range(3)]) <= r
+                    or (tproj >= 1.0 and sl2 > 0)):
+                break
+            kk += 1
+        goal = P[last].tolist()
+        dist_goal = self._hlen3([goal[i] - p[i] for i in range(3)])
+        return (np.array([kk]), np.array([kk == last and dist_goal <= r]),
+                np.array([dist_goal]))
+
     def _remaining(self, pos, k):
+        if self.lone:
+            kk = int(k[0])
+            p, t = pos[0].tolist(), self.P[0, kk].tolist()
+            return np.array([self._hlen3([t[i] - p[i] for i in range(3)]) + self.tail[0, kk]])
         idx = np.arange(self.n)
         return self._hlen(self.P[idx, k] - pos) + self.tail[idx, k]
 

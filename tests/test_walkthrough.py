@@ -332,3 +332,28 @@ def test_open_ground_costs_one_mesh_call_per_step():
     assert steps_b > steps_a + 30
     assert calls_b - calls_a == steps_b - steps_a
     assert calls_a <= steps_a + 4
+
+
+@pytest.mark.parametrize("hz", RATES)
+def test_one_character_fast_path_equals_batched_path(hz):
+    """A lone walk (Python-float per-frame algebra in the walker and the controller) equals
+    the batched code run with a batch of one on several scenes."""
+    scenes = [(stairs_scene(0.3), PATH), (ramp_scene(50.0)[0], PATH), (gap_scene(1.0), PATH),
+              (ceiling_scene(1.5), PATH), (corridor_scene(0.6), PATH),
+              (stairs_scene(0.3), [[8.0, 0.5, 1.5], [4.0, 0.0, 0.0], [0.0, 1.0, 0.0]])]
+    for mesh, path in scenes:
+        fast = CharacterController(mesh)
+        slow = CharacterController(mesh)
+        slow._lone_fast = False
+        a = walkthrough_many(mesh, [path], dt=1.0 / hz, controller=fast)[0]
+        b = walkthrough_many(mesh, [path], dt=1.0 / hz, controller=slow)[0]
+        # normally bit-identical; 1e-9 m allows an ulp of summation order in other numpy builds
+        np.testing.assert_allclose(a.trace, b.trace, rtol=0, atol=1e-9)
+        assert [(e.kind, e.time, e.triangle) for e in a.events] == [
+            (e.kind, e.time, e.triangle) for e in b.events]
+        for ea, eb in zip(a.events, b.events):
+            np.testing.assert_allclose(ea.position, eb.position, rtol=0, atol=1e-9)
+        assert a.reached_goal == b.reached_goal
+        assert np.array_equal(a.ground_state, b.ground_state)
+        assert np.array_equal(a.stepped, b.stepped)
+        assert fast.mesh_calls == slow.mesh_calls
