@@ -132,9 +132,20 @@ SAME_FACE_MARGIN = 1e-6
 # pairs, whose exact times then prune the pairs that provably enter later. Counts, not
 # tolerances: they only trade kernel calls (~0.2 ms each) against pairs evaluated; answers
 # do not depend on them. On terrain_1M 1, 2 and 4 first pairs leave 86k, 82k and 74k kernel
-# pairs of 250k (offline count); 2 chosen, not tuned further.
+# pairs of 250k (offline count); 2 chosen, not tuned further. Since the exact mid-motion cull
+# (SWEEP_SHORT_REL) a 256-character frame batch keeps ~770 pairs, where the second kernel
+# call costs more than the ~27 % of pairs it saves (kernel time 0.44 s -> 0.33 s over the
+# bench walk's batches with one call): 4096 (was 256).
 SWEEP_PRUNE_FIRST = 2
-SWEEP_PRUNE_MIN_PAIRS = 256
+SWEEP_PRUNE_MIN_PAIRS = 4096
+# Dimensionless, |displacement| / radius. Batched sweeps at most this long get the exact
+# mid-motion distance cull (core/mesh.py ``_swept_capsule_may_touch``): a static capsule of
+# radius r + |v| / 2 around the segment shifted by v / 2 covers the whole swept volume, a
+# tight bound while |v| is small against r. Longer sweeps skip it, and take the bounding-disc
+# cull after the windows instead of before. Only trades cull work against kernel pairs;
+# answers do not depend on it. On the terrain_1M 256-character walk (all sweeps short) the
+# batched sweeps went 47k -> 64k+ sweeps/s; tools/bench.py's sweep row (16 % short) alike.
+SWEEP_SHORT_REL = 1.0
 # Pairs per chunk of the batched sweep cull (core/mesh.py ``_sweep_windows``): its
 # component-major temporaries (~50 rows of 8-byte floats) stay in cache.
 SWEEP_CULL_CHUNK = 4096
