@@ -19,6 +19,11 @@ DEGENERATE_REL2 = 1e-24
 # float64 rounding of a dot product (~1e-15 relative) by a wide margin.
 MESH_CULL_REL = 1e-9
 
+# Fraction of that margin a triangle's corners may sit off its stored plane and still be
+# culled by plane distance (core/mesh.py); farther (slivers) and the plane-based culls skip
+# it. Half the margin stays for the rounding of the query's own dot products.
+PLANE_SLACK_REL = 0.5
+
 # Walkability (core/walkability.py): default half-width, in degrees, of the band around
 # vertical (90 deg from up) in which a face counts as a WALL rather than STEEP or CEILING.
 WALL_TOLERANCE_DEG = 5.0

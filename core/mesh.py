@@ -32,6 +32,7 @@ from .constants import (
     CAPSULE_CULL_CHUNK,
     DEGENERATE_REL2,
     MESH_CULL_REL,
+    PLANE_SLACK_REL,
     SWEEP_CULL_CHUNK,
     SWEEP_FEW_QUERIES,
     SWEEP_PRUNE_FIRST,
@@ -201,6 +202,21 @@ class TriangleMesh:
         np.maximum(rad2, np.einsum("ij,ij->i", C - cen, C - cen), out=rad2)
         cull[:, 7] = np.sqrt(rad2)
         del rad2
+        # The public normals, before the cull block may drop some (below).
+        self._normals = cull[:, 0:3].copy()
+        self._normals.flags.writeable = False
+        # Plane-based culls (plane-slab rejects, the window cull's normal axis, the disc cull)
+        # take a triangle to lie in its stored plane. A sliver's normal is only known to
+        # ~1e-16 |e|^2 / |e1 x e2| rad, so a corner can sit farther off that plane than the
+        # pads' rounding margin; such triangles get no plane in the cull block (zero normal
+        # and offset: those culls keep them) and only their bounding sphere culls them
+        # (tests/test_mesh.py::test_sliver_corner_off_its_plane_is_not_culled).
+        nrm, off = cull[:, 0:3], cull[:, 3]
+        off_plane = np.abs(np.einsum("ij,ij->i", nrm, B) - off)
+        np.maximum(off_plane, np.abs(np.einsum("ij,ij->i", nrm, C) - off), out=off_plane)
+        loose = off_plane > PLANE_SLACK_REL * MESH_CULL_REL * (1.0 + float(np.abs(V).max()))
+        cull[loose, 0:4] = 0.0
+        del off_plane
         self._cull = cull  # unit normal, offset, centroid, radius
         # Exact-kernel record per triangle (closest._triangle_record), row-major (M, F) so a
         # candidate's data is one contiguous row; built in chunks to bound the temporaries.
@@ -210,8 +226,6 @@ class TriangleMesh:
                 s = slice(lo, lo + _BUILD_CHUNK)
                 krec[s] = _triangle_record(_rows(A[s]), _rows(B[s]), _rows(C[s])).T
         self._krec = krec
-        self._normals = cull[:, 0:3]
-        self._normals.flags.writeable = False
         length *= 0.5
         self._areas = length
         self._areas.flags.writeable = False

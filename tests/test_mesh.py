@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from core.bvh import BVH, morton_codes
-from core.contact import capsule_triangle_many
+from core.contact import capsule_triangle, capsule_triangle_many
 from core.mesh import ContactBatch, SweepBatch, TriangleMesh, _ray_triangle_many
 from core.shapes import Capsule
 from core.sweep import sweep_capsule_triangle_many
@@ -330,3 +330,47 @@ def test_query_sets_about_half_penetrating():
     a, b, r = scenes.capsule_queries(v, t, 400, seed=0)
     frac = np.unique(m.capsule_contacts_many(a, b, r).query).size / 400
     assert 0.3 < frac < 0.8
+
+
+def _sliver_off_its_plane():
+    """A sliver triangle (just above the zero-area threshold) whose corner lies farther off
+    its computed plane than the cull pad's rounding margin, and that corner's offset."""
+    rng = np.random.default_rng(11)
+    best = None
+    for _ in range(400):
+        a = rng.uniform(-1, 1, 3)
+        d = rng.normal(size=3)
+        d /= np.linalg.norm(d)
+        b = a + 0.9 * d
+        c = a + 0.4 * d + rng.normal(size=3) * 1e-10
+        e1, e2 = b - a, c - a
+        n = np.cross(e1, e2)
+        n /= np.linalg.norm(n)
+        off = n @ a
+        dev = max(abs(n @ b - off), abs(n @ c - off))
+        if best is None or dev > best[0]:
+            best = (dev, np.array([a, b, c]), n, off)
+    return best
+
+
+def test_sliver_corner_off_its_plane_is_not_culled():
+    """Regression: plane-based culls took every triangle to lie in its stored plane; a sliver's
+    normal is only known to ~1e-16 |e|^2 / |e1 x e2|, so a capsule touching its off-plane
+    corner was rejected by the plane-slab test although brute force finds the contact."""
+    dev, tri, n, off = _sliver_off_its_plane()
+    assert dev > 1e-7  # the configuration the cull used to get wrong
+    mesh = TriangleMesh(tri, [[0, 1, 2]])
+    r = 0.3
+    for k in (1, 2):
+        side = np.sign(n @ tri[k] - off) or 1.0
+        centre = tri[k] + side * (r - 1e-8) * n  # within r of the corner
+        cap = Capsule(centre, centre, r)
+        truth = capsule_triangle(cap, *tri)
+        got = mesh.capsule_contacts(cap)
+        assert (truth is not None) == bool(got)
+        assert mesh.penetrating_triangles(cap).tolist() == ([0] if truth else [])
+        batch = mesh.capsule_contacts_many(centre[None], centre[None], r)
+        assert batch.triangle.tolist() == ([0] if truth else [])
+        sweep = mesh.sweep_capsule(Capsule(centre + 0.5 * side * n, centre + 0.5 * side * n, r),
+                                   -0.5 * side * n)
+        assert sweep is not None
