@@ -275,7 +275,11 @@ class TriangleMesh:
         return f"TriangleMesh({self._vertices.shape[0]} vertices, {self.n_triangles} triangles)"
 
     # ------------------------------------------------------------------ helpers
-    def _pad(self, extra: float) -> float:
+    def _pad(self, extra):
+        """Rounding margin of the culls, metres: MESH_CULL_REL x (1 + the mesh's coordinate
+        scale + ``extra``, the query's radius and coordinate size). Dot products of unit
+        normals with points err by ~1e-16 x those magnitudes, so their sum (not product)
+        bounds it; a product made the pad ~0.1 m at 10 km and the culls weak there."""
         return MESH_CULL_REL * (1.0 + self._scale + extra)
 
     def triangles_in_aabb(self, lo, hi) -> np.ndarray:
@@ -470,7 +474,7 @@ class TriangleMesh:
         ends[1] = b
         np.add(ends[0:2], v, out=ends[2:4])
         ext = float(np.abs(ends).max())
-        pad = r + self._pad(0.0) * (1.0 + r + ext)
+        pad = r + self._pad(r + ext)
         q8 = np.empty(8)
         np.add(ends.max(0), pad, out=q8[0:3])
         np.subtract(pad, ends.min(0), out=q8[3:6])
@@ -565,7 +569,7 @@ class TriangleMesh:
         radius) in chunks of ``CAPSULE_CULL_CHUNK`` pairs on component-major rows gathered
         with ``np.take`` (rows of a 2-D array by fancy indexing cost ~5x more on terrain_1M).
         """
-        pad = r + self._pad(0.0) * (1.0 + r + np.maximum(abs(a).max(1), abs(b).max(1)))
+        pad = r + self._pad(r + np.maximum(abs(a).max(1), abs(b).max(1)))
         q6 = np.concatenate(
             [np.maximum(a, b) + pad[:, None], pad[:, None] - np.minimum(a, b)], axis=1
         )
@@ -704,7 +708,7 @@ class TriangleMesh:
         a2, b2 = a + v, b + v
         ext = np.maximum(np.maximum(abs(a).max(1), abs(b).max(1)),
                          np.maximum(abs(a2).max(1), abs(b2).max(1)))
-        pad = r + self._pad(0.0) * (1.0 + r + ext)
+        pad = r + self._pad(r + ext)
         lo = np.minimum(np.minimum(a, b), np.minimum(a2, b2)) - pad[:, None]
         hi = np.maximum(np.maximum(a, b), np.maximum(a2, b2)) + pad[:, None]
         qi, ti = self._bvh.query_many_box6(np.concatenate([hi, -lo], axis=1), exact=False)
@@ -786,7 +790,7 @@ class TriangleMesh:
         point = np.zeros((nq, 3))
         tri = np.full(nq, -1, dtype=np.int64)
         # Clip each ray to the mesh bounds (slab test), then cull by the clipped segment's box.
-        pad = self._pad(0.0) * (1.0 + np.abs(o).max(1))
+        pad = self._pad(np.abs(o).max(1))
         lo_m = self._lo - pad[:, None]
         hi_m = self._hi + pad[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
