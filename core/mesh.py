@@ -399,19 +399,19 @@ class TriangleMesh:
         return keep
 
     def _capsule_candidates(self, a: np.ndarray, b: np.ndarray, r: float):
-        """Candidates of one capsule after box and plane-slab culling: (index, rec rows)."""
+        """Triangle indices of one capsule's candidates after box and plane-slab culling."""
         pad = r + self._pad(r + max(abs(a).max(), abs(b).max()))
         q8 = np.concatenate((np.maximum(a, b) + pad, pad - np.minimum(a, b), _ZERO2))
         cand = self._bvh.query_box8(q8)
         if not cand.size:
-            return cand, None
+            return cand
         cull = np.take(self._cull, cand, axis=0)
         nrm = cull[:, 0:3]
         off = cull[:, 3]
         d0 = nrm @ a - off
         d1 = nrm @ b - off
         keep = (np.minimum(d0, d1) < pad) & (np.maximum(d0, d1) > -pad)
-        return cand[keep], None
+        return cand[keep]
 
     # ------------------------------------------------------------------ single queries
     def capsule_contacts(self, capsule: Capsule) -> list[Contact]:
@@ -420,7 +420,7 @@ class TriangleMesh:
         ``Contact.triangle`` is the triangle index; depth/normal/point as ``capsule_triangle``.
         """
         a, b, r = capsule.a, capsule.b, capsule.radius
-        cand, rec = self._capsule_candidates(a, b, r)
+        cand = self._capsule_candidates(a, b, r)
         if not cand.size:
             return []
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -442,7 +442,7 @@ class TriangleMesh:
     def penetrating_triangles(self, capsule: Capsule) -> np.ndarray:
         """Sorted int64 indices of the triangles the capsule penetrates (distance < radius)."""
         a, b, r = capsule.a, capsule.b, capsule.radius
-        cand, rec = self._capsule_candidates(a, b, r)
+        cand = self._capsule_candidates(a, b, r)
         if not cand.size:
             return cand
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
 import oracle  # noqa: E402
+from frames import FRAME_IDS, FRAMES, SETTINGS, in_frame, size  # noqa: E402
 
 from core.closest import (  # noqa: E402
     closest_point_segment,
@@ -36,23 +37,6 @@ EPS = np.finfo(np.float64).eps
 REL = 1e-9  # relative distance agreement with the oracle
 ABS_REL_SCALE = 1e-14  # absolute floor, relative to the configuration size L (~45 ulps)
 
-# Frames every configuration is checked in: (scale, offset). Dyadic scale 2**-13 (0.12 mm) and
-# offset 1e4 (10 km) keep dyadic configurations exactly degenerate/collinear after the transform.
-FRAMES = [(1.0, 0.0), (1.0, 1e4), (2.0**-13, 0.0), (2.0**-13, 1e4)]
-FRAME_IDS = ["unit", "10km", "0.1mm", "0.1mm@10km"]
-
-SETTINGS = settings(max_examples=250, derandomize=True, deadline=None)
-
-
-def _frame(points, frame):
-    scale, offset = frame
-    return [np.asarray(x, dtype=np.float64) * scale + offset for x in points]
-
-
-def _size(points):
-    """L: the largest distance between any two of the points (the local scale)."""
-    pts = np.asarray(points, dtype=np.float64)
-    return float(np.max(np.linalg.norm(pts[:, None] - pts[None], axis=-1))) or 1.0
 
 
 def _mag(points):
@@ -158,7 +142,7 @@ cases = st.tuples(st.integers(0, 2**32 - 1), st.sampled_from(MODES))
 
 
 def check_point_segment(p, a, b):
-    L, M = _size([p, a, b]), _mag([p, a, b])
+    L, M = size([p, a, b]), _mag([p, a, b])
     c = closest_point_segment(p, a, b)
     _, exact_d2 = oracle.closest_point_segment(p, a, b)
     _assert_dist(float(np.linalg.norm(p - c)), exact_d2, L, 8 * EPS * M)
@@ -166,7 +150,7 @@ def check_point_segment(p, a, b):
 
 
 def check_segment_segment(p1, q1, p2, q2):
-    L, M = _size([p1, q1, p2, q2]), _mag([p1, q1, p2, q2])
+    L, M = size([p1, q1, p2, q2]), _mag([p1, q1, p2, q2])
     _, _, exact_d2 = oracle.closest_points_segment_segment(p1, q1, p2, q2)
     c1, c2, d2 = closest_points_segment_segment_many(p1, q1, p2, q2)
     _assert_dist(math.sqrt(d2[0]), exact_d2, L)
@@ -184,7 +168,7 @@ def check_segment_segment(p1, q1, p2, q2):
 
 
 def check_point_triangle(p, a, b, c):
-    L, M = _size([p, a, b, c]), _mag([p, a, b, c])
+    L, M = size([p, a, b, c]), _mag([p, a, b, c])
     _, exact_d2 = oracle.closest_point_triangle(p, a, b, c)
     x, d2 = closest_point_triangle_many(p, a, b, c)
     _assert_dist(math.sqrt(d2[0]), exact_d2, L)
@@ -198,7 +182,7 @@ def check_point_triangle(p, a, b, c):
 
 
 def check_segment_triangle(p, q, a, b, c, permutations=True):
-    L, M = _size([p, q, a, b, c]), _mag([p, q, a, b, c])
+    L, M = size([p, q, a, b, c]), _mag([p, q, a, b, c])
     _, _, exact_d2 = oracle.closest_points_segment_triangle(p, q, a, b, c)
     s, t, d2 = closest_points_segment_triangle_many(p, q, a, b, c)
     _assert_dist(math.sqrt(d2[0]), exact_d2, L)
@@ -227,7 +211,7 @@ def check_segment_triangle(p, q, a, b, c, permutations=True):
 @SETTINGS
 @given(case=cases)
 def test_point_segment_matches_oracle(frame, case):
-    p, a, b = _frame(_random_points(case[0], case[1], 5)[2:], frame)
+    p, a, b = in_frame(_random_points(case[0], case[1], 5)[2:], frame)
     check_point_segment(p, a, b)
 
 
@@ -235,7 +219,7 @@ def test_point_segment_matches_oracle(frame, case):
 @SETTINGS
 @given(case=cases)
 def test_segment_segment_matches_oracle(frame, case):
-    p1, q1, p2, q2 = _frame(_random_points(case[0], case[1], 4), frame)
+    p1, q1, p2, q2 = in_frame(_random_points(case[0], case[1], 4), frame)
     check_segment_segment(p1, q1, p2, q2)
 
 
@@ -243,7 +227,7 @@ def test_segment_segment_matches_oracle(frame, case):
 @SETTINGS
 @given(case=cases)
 def test_point_triangle_matches_oracle(frame, case):
-    p, _, a, b, c = _frame(_random_points(case[0], case[1], 5), frame)
+    p, _, a, b, c = in_frame(_random_points(case[0], case[1], 5), frame)
     check_point_triangle(p, a, b, c)
 
 
@@ -251,7 +235,7 @@ def test_point_triangle_matches_oracle(frame, case):
 @settings(max_examples=150, derandomize=True, deadline=None)
 @given(case=cases)
 def test_segment_triangle_matches_oracle(frame, case):
-    p, q, a, b, c = _frame(_random_points(case[0], case[1], 5), frame)
+    p, q, a, b, c = in_frame(_random_points(case[0], case[1], 5), frame)
     check_segment_triangle(p, q, a, b, c, permutations=case[0] % 4 == 0)
 
 
@@ -266,7 +250,7 @@ def test_nearly_parallel_segments(seed, log_angle):
     q1 = p1 + d
     q2 = p2 + rng.choice([-1.0, 1.0]) * (d + 10.0**log_angle * rng.normal(size=3))
     for frame in FRAMES[:2]:
-        check_segment_segment(*_frame([p1, q1, p2, q2], frame))
+        check_segment_segment(*in_frame([p1, q1, p2, q2], frame))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,7 +331,7 @@ SEGMENT_TRIANGLES = {
 @pytest.mark.parametrize("frame", FRAMES, ids=FRAME_IDS)
 @pytest.mark.parametrize("name", sorted(SEGMENT_PAIRS))
 def test_segment_segment_adversarial(name, frame):
-    pts = _frame(SEGMENT_PAIRS[name], frame)
+    pts = in_frame(SEGMENT_PAIRS[name], frame)
     check_segment_segment(*pts)
     check_point_segment(pts[0], pts[2], pts[3])
 
@@ -355,13 +339,13 @@ def test_segment_segment_adversarial(name, frame):
 @pytest.mark.parametrize("frame", FRAMES, ids=FRAME_IDS)
 @pytest.mark.parametrize("name", sorted(POINT_TRIANGLES))
 def test_point_triangle_adversarial(name, frame):
-    check_point_triangle(*_frame(POINT_TRIANGLES[name], frame))
+    check_point_triangle(*in_frame(POINT_TRIANGLES[name], frame))
 
 
 @pytest.mark.parametrize("frame", FRAMES, ids=FRAME_IDS)
 @pytest.mark.parametrize("name", sorted(SEGMENT_TRIANGLES))
 def test_segment_triangle_adversarial(name, frame):
-    check_segment_triangle(*_frame(SEGMENT_TRIANGLES[name], frame))
+    check_segment_triangle(*in_frame(SEGMENT_TRIANGLES[name], frame))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -420,7 +404,7 @@ def test_segment_crossing_triangle_returns_crossing_point():
 
 def _batch(seed, count):
     rows = [
-        _frame(_random_points(seed + i, MODES[i % len(MODES)], 5), FRAMES[i % len(FRAMES)])
+        in_frame(_random_points(seed + i, MODES[i % len(MODES)], 5), FRAMES[i % len(FRAMES)])
         for i in range(count)
     ]
     return [np.array(col) for col in zip(*rows, strict=False)]

@@ -14,11 +14,12 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
 import oracle  # noqa: E402
+from frames import FRAME_IDS, FRAMES, SETTINGS, in_frame, size  # noqa: E402
 
 from core.closest import closest_point_segment  # noqa: E402
 from core.constants import CONTACT_SLOP  # noqa: E402
@@ -31,20 +32,7 @@ from core.contact import (  # noqa: E402
 from core.shapes import Capsule  # noqa: E402
 
 EPS = np.finfo(np.float64).eps
-FRAMES = [(1.0, 0.0), (1.0, 1e4), (2.0**-13, 0.0), (2.0**-13, 1e4)]
-FRAME_IDS = ["unit", "10km", "0.1mm", "0.1mm@10km"]
-SETTINGS = settings(max_examples=250, derandomize=True, deadline=None)
 TRI = [(0.0, 0.0, 0.0), (4.0, 0.0, 0.0), (0.0, 4.0, 0.0)]
-
-
-def _frame_points(points, frame):
-    scale, offset = frame
-    return [np.asarray(x, dtype=np.float64) * scale + offset for x in points]
-
-
-def _size(points):
-    pts = np.asarray(points, dtype=np.float64)
-    return float(np.max(np.linalg.norm(pts[:, None] - pts[None], axis=-1))) or 1.0
 
 
 def _dist_seg_tri(p, q, a, b, c):
@@ -57,7 +45,7 @@ def _dist_seg_seg(p1, q1, p2, q2):
 
 def _check_triangle_contact(contact, p, q, r, a, b, c):
     """Contact (or None) of capsule p-q, r with triangle a, b, c against the oracle."""
-    L = _size([p, q, a, b, c]) + r
+    L = size([p, q, a, b, c]) + r
     exact = _dist_seg_tri(p, q, a, b, c)
     if exact < r * (1 - 1e-9):
         assert contact is not None, (exact, r)
@@ -78,7 +66,7 @@ def _check_triangle_contact(contact, p, q, r, a, b, c):
 
 def _check_capsule_contact(contact, c1, c2):
     r = c1.radius + c2.radius
-    L = _size([c1.a, c1.b, c2.a, c2.b]) + r
+    L = size([c1.a, c1.b, c2.a, c2.b]) + r
     exact = _dist_seg_seg(c1.a, c1.b, c2.a, c2.b)
     if exact < r * (1 - 1e-9):
         assert contact is not None
@@ -140,7 +128,7 @@ TRI_MODES = ["general", "crossing", "sphere", "degenerate", "parallel", "in_plan
 @given(seed=st.integers(0, 2**32 - 1), mode=st.sampled_from(TRI_MODES))
 def test_capsule_triangle_matches_oracle_and_separates(frame, seed, mode):
     p, q, r, a, b, c = _capsule_triangle_case(seed, mode)
-    p, q, a, b, c = _frame_points([p, q, a, b, c], frame)
+    p, q, a, b, c = in_frame([p, q, a, b, c], frame)
     r *= frame[0]
     contact = capsule_triangle(Capsule(p, q, r), a, b, c)
     _check_triangle_contact(contact, p, q, r, a, b, c)
@@ -231,7 +219,7 @@ def test_triangle_boundary_probes(name, frame):
         p0, q0 = np.array([2.0, -1, 0]), np.array([2.0, 1, 0])
     r = 0.5
     for factor, expect in ((0.999, True), (1.001, False)):
-        p, q, a, b, c = _frame_points([p0 + factor * r * direction, q0 + factor * r * direction]
+        p, q, a, b, c = in_frame([p0 + factor * r * direction, q0 + factor * r * direction]
                                       + TRI, frame)
         rr = r * frame[0]
         contact = capsule_triangle(Capsule(p, q, rr), a, b, c)

@@ -2,12 +2,12 @@
 
 import numpy as np
 import pytest
+from brute_force import brute_contacts, brute_sweep
 
 from core.bvh import BVH, morton_codes
-from core.contact import capsule_triangle, capsule_triangle_many
+from core.contact import capsule_triangle
 from core.mesh import ContactBatch, SweepBatch, TriangleMesh, _ray_triangle_many
 from core.shapes import Capsule
-from core.sweep import sweep_capsule_triangle_many
 from tools import scenes
 
 
@@ -34,26 +34,6 @@ def soup_mesh(n=300, seed=0, extent=4.0, with_degenerate=True):
         v[3 * 2 + 2] = v[3 * 2]  # triangle 2: a point
         v[3 * 3 + 2] = 0.5 * (v[3 * 3] + v[3 * 3 + 1])  # triangle 3: collinear
     return v, t
-
-
-def brute_contacts(mesh, a, b, r):
-    tri = mesh.vertices[mesh.triangles]
-    hit, depth, normal, point = capsule_triangle_many(a, b, r, tri[:, 0], tri[:, 1], tri[:, 2])
-    idx = np.flatnonzero(hit)
-    order = idx[np.lexsort((idx, -depth[idx]))]
-    return order, depth[order], normal[order], point[order]
-
-
-def brute_sweep(mesh, a, b, r, v):
-    tri = mesh.vertices[mesh.triangles]
-    n = len(tri)
-    t, nrm, pt = sweep_capsule_triangle_many(
-        np.broadcast_to(a, (n, 3)), np.broadcast_to(b, (n, 3)), np.full(n, r),
-        np.broadcast_to(v, (n, 3)), tri[:, 0], tri[:, 1], tri[:, 2])
-    if not np.isfinite(t).any():
-        return None
-    best = np.lexsort((np.arange(n), t))[0]
-    return t[best], nrm[best], pt[best], best
 
 
 def random_capsules(mesh, n, seed):
@@ -249,7 +229,7 @@ def test_sweeps_equal_brute_force(mesh):
             assert hit is None and batch.triangle[i] == -1 and batch.time[i] == np.inf
             continue
         n_hit += 1
-        t, n, p, tri = truth
+        t, tri, n, p = truth
         assert (hit.time, hit.triangle) == (t, tri)
         np.testing.assert_array_equal(hit.normal, n)
         np.testing.assert_array_equal(hit.point, p)

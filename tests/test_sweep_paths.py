@@ -3,24 +3,13 @@ brute force over every triangle with the generic kernel, including far from the 
 
 import numpy as np
 import pytest
+from brute_force import brute_sweep
 
 from core.constants import SWEEP_CULL_CHUNK, SWEEP_FEW_QUERIES, SWEEP_PRUNE_MIN_PAIRS
 from core.mesh import TriangleMesh
 from core.shapes import Capsule
 from core.sweep import sweep_capsule_triangle_many
 from tools import scenes
-
-
-def _brute(mesh, a, b, r, v):
-    tri = mesh.vertices[mesh.triangles]
-    n = len(tri)
-    t, nrm, pt = sweep_capsule_triangle_many(
-        np.broadcast_to(a, (n, 3)), np.broadcast_to(b, (n, 3)), np.full(n, r),
-        np.broadcast_to(v, (n, 3)), tri[:, 0], tri[:, 1], tri[:, 2])
-    i = int(np.argmin(t))
-    if not np.isfinite(t[i]):
-        return None
-    return t[i], i, nrm[i], pt[i]
 
 
 def _scene(offset):
@@ -44,7 +33,7 @@ def test_batched_and_single_sweeps_equal_brute_force(offset):
     batch = mesh.sweep_capsule_many(a, b, r, d)
     assert len(batch.time) == 80
     for i in range(len(a)):
-        truth = _brute(mesh, a[i], b[i], r[i], d[i])
+        truth = brute_sweep(mesh, a[i], b[i], r[i], d[i])
         single = mesh.sweep_capsule(Capsule(a[i], b[i], r[i]), d[i])
         if truth is None:
             assert batch.triangle[i] == -1 and single is None
@@ -67,7 +56,7 @@ def test_pruned_rounds_exercised_and_exact():
     qi, _ = mesh.bvh.query_many_box6(np.concatenate([hi, -lo], 1))
     assert qi.size > max(SWEEP_PRUNE_MIN_PAIRS, 2 * SWEEP_CULL_CHUNK)
     for i in range(0, len(a), 3):
-        truth = _brute(mesh, a[i], b[i], r[i], d[i])
+        truth = brute_sweep(mesh, a[i], b[i], r[i], d[i])
         if truth is None:
             assert batch.triangle[i] == -1
         else:
@@ -105,7 +94,7 @@ def test_small_batches_take_the_lean_route_and_equal_brute_force(offset):
             np.testing.assert_array_equal(small.normal, large.normal[s])
             np.testing.assert_array_equal(small.point, large.point[s])
     for i in range(24):
-        truth = _brute(mesh, a[i], b[i], r[i], d[i])
+        truth = brute_sweep(mesh, a[i], b[i], r[i], d[i])
         if truth is None:
             assert large.triangle[i] == -1
         else:
@@ -239,7 +228,7 @@ def test_ground_probes_and_snaps_on_terrain_equal_brute_force(offset):
     batch = mesh.sweep_capsule_many(a, b, r, v)
     n_hits = 0
     for i in range(len(a)):
-        truth = _brute(mesh, a[i], b[i], r[i], v[i])
+        truth = brute_sweep(mesh, a[i], b[i], r[i], v[i])
         if truth is None:
             assert batch.triangle[i] == -1
         else:
