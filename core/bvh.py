@@ -261,7 +261,27 @@ class BVH:
             return out_q[0], out_b[0]
         return np.concatenate(out_q), np.concatenate(out_b)
 
-    def _query_chunk(self, q8: np.ndarray, exact: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    def query_many_slots(self, q6: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As ``query_many_box6(q6, exact=False)``, returning leaf slots instead of boxes.
+
+        ``order[slot]`` is the box (triangle) index and ``_slot32[slot]`` its float32 outward
+        box: callers that cache a neighbourhood and test it again later (``TriangleMesh``'s
+        hoods) keep both. Pairs are ordered by query.
+        """
+        q8 = as_query8(q6)
+        nq = q8.shape[0]
+        out_q, out_s = [], []
+        for start in range(0, nq, BVH_QUERY_CHUNK):
+            stop = min(nq, start + BVH_QUERY_CHUNK)
+            qi, si = self._query_chunk(q8[start:stop], False, slots=True)
+            out_q.append(qi + start)
+            out_s.append(si)
+        if not out_q:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        return np.concatenate(out_q), np.concatenate(out_s)
+
+    def _query_chunk(self, q8: np.ndarray, exact: bool = True,
+                     slots: bool = False) -> tuple[np.ndarray, np.ndarray]:
         # Children of a node are contiguous rows: gather them as one (n, F, 8) block per
         # frontier pair and test against the query box broadcast over the F children.
         lv = self._lv32
@@ -281,4 +301,6 @@ class BVH:
         else:
             blocks = self._slot32.reshape(-1, S, 8).take(nodes, axis=0)
             pair, slot = np.nonzero(_overlap(blocks, q32.take(qi, axis=0)[:, None, :]))
+        if slots:
+            return qi.take(pair), nodes.take(pair) * S + slot
         return qi.take(pair), self.order.take(nodes.take(pair) * S + slot)

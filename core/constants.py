@@ -143,6 +143,11 @@ SAME_FACE_MARGIN = 1e-6
 # bench walk's batches with one call): 4096 (was 256).
 SWEEP_PRUNE_FIRST = 2
 SWEEP_PRUNE_MIN_PAIRS = 4096
+# Batches of short sweeps only (the controller's) prune from this many candidate pairs on,
+# ranking on the exact mid-motion tangent bound (core/mesh.py ``_swept_capsule_may_touch``),
+# which is tight for a ground probe meeting the floor: ~7 triangles hit per probe on
+# terrain_1M, ~1.5 evaluated. A count, not a tolerance.
+SWEEP_LOWER_PRUNE_MIN_PAIRS = 256
 # Dimensionless, |displacement| / radius. Batched sweeps at most this long get the exact
 # mid-motion distance cull (core/mesh.py ``_swept_capsule_may_touch``): a static capsule of
 # radius r + |v| / 2 around the segment shifted by v / 2 covers the whole swept volume, a
@@ -164,3 +169,8 @@ CAPSULE_CULL_CHUNK = 8192
 # pairs) instead of the batched windows/pruning route, which pays off only for many queries.
 # A controller's slide sweep + ground probe is a batch of 2.
 SWEEP_FEW_QUERIES = 4
+# Metres. walkthrough_many keeps each character's candidate triangles for a region this much
+# larger, on every side, than the box one frame's move can sweep (core/controller.py
+# ``_HoodCache``), and re-queries the mesh's hierarchy only when a frame leaves it. Trades
+# candidates tested per sweep against hierarchy queries; answers do not depend on it.
+HOOD_MARGIN = 0.4

@@ -25,7 +25,7 @@ import numpy as np
 from . import contact as _contact
 from . import sweep as _sweep
 from ._validate import as_point, as_points, as_radii
-from .bvh import BVH
+from .bvh import BVH, _overlap, _round_up32, as_query8
 from .closest import _REC_A as _KREC_A
 from .closest import REC_FIELDS, _rows, _segment_triangle, _triangle_record
 from .constants import (
@@ -35,6 +35,7 @@ from .constants import (
     PLANE_SLACK_REL,
     SWEEP_CULL_CHUNK,
     SWEEP_FEW_QUERIES,
+    SWEEP_LOWER_PRUNE_MIN_PAIRS,
     SWEEP_PRUNE_FIRST,
     SWEEP_PRUNE_MIN_PAIRS,
     SWEEP_SHORT_REL,
@@ -90,6 +91,27 @@ class SweepBatch(NamedTuple):
     normal: np.ndarray
     point: np.ndarray
     triangle: np.ndarray
+
+
+class Hood(NamedTuple):
+    """Cached candidate triangles of H regions ("neighbourhoods"), for callers that query
+    around the same places again and again (a walk-through's characters, frame after frame).
+
+    lo, hi : (H, 3) float64 region boxes, metres; off, cnt : (H,) int64, region h's
+    triangles are ``tri[off[h]:off[h] + cnt[h]]``; tri : (n,) int64 triangle indices, every
+    triangle whose box overlaps the region (a superset: float32 outward boxes); box : (n, 8)
+    float32 those triangles' outward-rounded boxes (``BVH._slot32`` rows). Built by
+    ``TriangleMesh.hood_triangles``; queries that pass ``hood`` with an ``owner`` per query
+    take their candidates from the owner's region when their box lies inside it, and from
+    the hierarchy otherwise, so answers never depend on the hood.
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+    off: np.ndarray
+    cnt: np.ndarray
+    tri: np.ndarray
+    box: np.ndarray
 
 
 def _as_vertices(vertices) -> np.ndarray:
@@ -292,6 +314,46 @@ class TriangleMesh:
         idx.sort()
         return idx
 
+    def hood_triangles(self, lo, hi):
+        """Candidates of H region boxes lo, hi (H, 3): (cnt (H,), tri (n,), box (n, 8)).
+
+        ``tri`` holds, region after region (``cnt[h]`` each), every triangle whose float32
+        outward box overlaps the region, ``box`` those boxes (see ``Hood``). No validation:
+        lo <= hi finite (internal, for the controller's hood cache)."""
+        nh = lo.shape[0]
+        qi, slot = self._bvh.query_many_slots(np.concatenate([hi, -lo], axis=1))
+        cnt = np.bincount(qi, minlength=nh).astype(np.int64)
+        return cnt, self._bvh.order.take(slot), np.take(self._bvh._slot32, slot, axis=0)
+
+    def _pairs_box6(self, q6, hood=None, owner=None):
+        """Candidate pairs (query, triangle) of query boxes q6 (Q, 6) = [hi, -lo]: a superset
+        of the triangles whose box overlaps (float32 outward tests, ``exact=False``).
+
+        With a ``Hood`` and ``owner`` (Q,) int64 rows of it, a query whose box lies inside its
+        owner's region tests only that region's cached triangles (the same float32 test on
+        the same boxes); the others, and every query without a hood, traverse the hierarchy.
+        Pairs are not ordered by query."""
+        if hood is None:
+            return self._bvh.query_many_box6(q6, exact=False)
+        inside = (q6[:, 0:3] <= hood.hi[owner]).all(1) & (q6[:, 3:6] <= -hood.lo[owner]).all(1)
+        qin = np.flatnonzero(inside)
+        o = owner[qin]
+        c = hood.cnt[o]
+        ends = np.cumsum(c)
+        tot = int(ends[-1]) if ends.size else 0
+        qi = np.repeat(qin, c)
+        pos = np.repeat(hood.off[o] - ends + c, c)
+        pos += np.arange(tot)
+        q32 = _round_up32(as_query8(q6))
+        ok = _overlap(np.take(hood.box, pos, axis=0), np.take(q32, qi, axis=0))
+        qi = qi[ok]
+        ti = np.take(hood.tri, pos[ok])
+        if qin.size == q6.shape[0]:
+            return qi, ti
+        out = np.flatnonzero(~inside)
+        qo, to = self._bvh.query_many_box6(q6[out], exact=False)
+        return np.concatenate((qi, out[qo])), np.concatenate((ti, to))
+
     def _rec_rows(self, idx) -> np.ndarray:
         """(k, 17) float64 rows for triangles ``idx``: corners a, b, c, then the cull block
         (layout ``_A``.. ``_RAD``); identical to storing them, without the memory."""
@@ -316,9 +378,12 @@ class TriangleMesh:
         projected on the plane); minimising both terms separately over S gives the lower
         bound hmin^2 + max(rho - rad, 0)^2, hmin the least |w.n| on S (0 if S crosses the
         plane), rho the distance from c to S projected on the plane (Ericson RTCD 5.1.2).
-        A zero normal (zero-area triangle) leaves the bounding-sphere bound. Like the
-        plane-slab rejects (``_sweep_windows``' normal axis, ``_capsule_pairs``), it takes the
-        triangle to lie in its stored plane: vertex offsets ~1e-16 |e| / sin(smallest angle),
+        Also a moving plane slab: the segment's plane offsets stay beyond the pad over the
+        whole motion (they move by (t - 1/2) v.n from mid-motion), the bound for a character
+        walking along the floor under it, where |v.n| << |v|. A zero normal (zero-area
+        triangle) leaves the bounding-sphere bound. Like the plane-slab rejects
+        (``_sweep_windows``' normal axis, ``_capsule_pairs``), it takes the triangle to lie in
+        its stored plane: vertex offsets ~1e-16 |e| / sin(smallest angle),
         inside ``pad``'s margin except for slivers near DEGENERATE_REL2. Ground probes (short
         sweeps of an upright capsule standing on a floor): ~65 % of the bounding-sphere
         test's pairs on terrain_1M. A NaN keeps the pair.
@@ -343,6 +408,13 @@ class TriangleMesh:
         W1 -= cen
         h0 = (W0 * n).sum(0)
         h1 = (W1 * n).sum(0)
+        # moving plane slab: the ends' plane offsets change by (t - 1/2) v.n
+        dv = np.take(v.T, qi, axis=1)
+        dv *= n
+        dv = np.abs(dv.sum(0))
+        dv *= 0.5
+        p = np.take(pad, qi)
+        slab = (np.minimum(h0, h1) - dv >= p) | (np.maximum(h0, h1) + dv <= -p)
         hmin = np.minimum(np.abs(h0), np.abs(h1))
         hmin[h0 * h1 <= 0.0] = 0.0
         W0 -= h0 * n
@@ -360,29 +432,47 @@ class TriangleMesh:
         g *= g
         hmin *= hmin
         g += hmin
-        return ~(g >= np.take(reach, qi))
+        return ~((g >= np.take(reach, qi)) | slab)
 
-    def _swept_capsule_may_touch(self, a, b, v, pad, qi, ti, short):
-        """Bool (K,): can sweep qi (a, b, v (Q, 3), pad (Q,)) touch triangle ti? Exact distance.
+    def _swept_capsule_may_touch(self, a, b, v, r, pad, qi, ti, short):
+        """Bool (K,): can sweep qi (a, b, v (Q, 3), radius r (Q,), pad (Q,)) touch triangle
+        ti? Exact distance with its slope.
 
-        Every point of the swept capsule lies within |v| / 2 of the segment shifted by v / 2
-        (``_swept_disc_may_touch``), so dist(that segment, triangle) >= pad + |v| / 2 proves
-        a miss; the distance is the exact segment-triangle kernel's (``closest._segment_triangle``,
-        as ``contact.capsule_triangle``'s). Only short sweeps (|v| <= SWEEP_SHORT_REL * r, the
-        controller's slides, probes and snaps; ``short`` (Q,) bool) are tested; None when
-        there are none (every pair kept), longer ones keep every pair. On
-        the terrain_1M walk it keeps ~55 % of the pairs the disc and window culls keep (3.6
-        a query, from 6.5). A NaN distance
-        keeps the pair. Chunks of ``SWEEP_CULL_CHUNK`` pairs, component-major.
+        f(t) = dist(segment + t v, triangle) is convex in t (the distance from the point t v
+        to the convex set triangle - segment), so f(t) >= f(1/2) + f'(1/2) (t - 1/2) and
+        min f over [0, 1] >= f(1/2) - |f'(1/2)| / 2, where f'(1/2) = v . W / |W| (W: the
+        closest segment point minus the closest triangle point at mid-motion, unique as a
+        difference although the pair may not be). min f >= pad proves a miss. |f'| <= |v|,
+        so this is never weaker than the bounding capsule of radius r + |v| / 2 around the
+        mid-motion segment, and far stronger for motion along the triangle: a character
+        walking parallel to the floor under it (f' ~ 0). The distance is the exact
+        segment-triangle kernel's (``closest._segment_triangle``, as
+        ``contact.capsule_triangle``'s); the slope gets a slack of |v| (1e-6 + (pad - r) /
+        f(1/2)), far above the direction's rounding (W's absolute error is ~1e-16 of the
+        coordinates, the pad's margin 1e-9 of them). Only short sweeps (|v| <=
+        SWEEP_SHORT_REL * r, the controller's slides, probes and snaps; ``short`` (Q,) bool)
+        are tested; None when there are none (every pair kept), longer ones keep every pair.
+        A NaN keeps the pair. Chunks of ``SWEEP_CULL_CHUNK`` pairs, component-major.
+
+        Returns (keep (K,), lower (K,)) or None: ``lower`` a lower bound of each kept pair's
+        exact time from the same tangent (0 for pairs not tested). A pair approaching at
+        mid-motion (f' + slack < 0) cannot come below pad before
+        1/2 + (f(1/2) - pad) / |f' - slack| (when f(1/2) >= pad; the tangent falls no
+        faster than that after 1/2 and is above pad before) or
+        1/2 - (pad - f(1/2)) / |f' + slack| (when f(1/2) < pad: before 1/2 the tangent
+        rises at least that fast going back in time); otherwise 0. The pad (> r) keeps a
+        pair whose exact time ties another's within rounding below their computed times.
         """
         if not short.any():
             return None
         k = qi.size
         keep = np.ones(k, dtype=bool)
+        lower = np.zeros(k)
         half = 0.5 * v
-        reach = pad + np.sqrt(np.einsum("ij,ij->i", half, half))
-        reach *= reach
+        speed = np.sqrt(np.einsum("ij,ij->i", v, v))
+        margin = pad - r
         mT = np.concatenate(((a + half).T, (b + half).T))  # (6, Q)
+        vT = v.T
         idx = None if short.all() else np.flatnonzero(short[qi])
         n_test = k if idx is None else idx.size
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -394,9 +484,25 @@ class TriangleMesh:
                 M = np.take(mT, q, axis=1)
                 M[0:3] -= T[_KREC_A]
                 M[3:6] -= T[_KREC_A]
-                d2 = _segment_triangle(M[0:3], M[3:6], T)[2]
-                keep[sel] = ~(d2 >= np.take(reach, q))
-        return keep
+                W, d2 = _segment_triangle(M[0:3], M[3:6], T)[1:3]
+                dist = np.sqrt(d2)
+                W *= np.take(vT, q, axis=1)
+                g = W.sum(0)
+                g /= dist  # f'(1/2)
+                sp = np.take(speed, q)
+                slack = sp * (1e-6 + np.take(margin, q) / dist)
+                slope = np.abs(g)
+                slope += slack
+                np.minimum(slope, sp, out=slope)  # nan (dist 0) stays nan: kept
+                slope *= 0.5
+                p = np.take(pad, q)
+                keep[sel] = ~(dist - slope >= p)
+                gap = dist - p
+                lo = np.where(gap >= 0.0, gap / (slack - g), gap / -(g + slack))
+                lo += 0.5
+                np.maximum(lo, 0.0, out=lo)
+                lower[sel] = np.where((g + slack < 0.0) & (lo <= 1.0), lo, 0.0)
+        return keep, lower
 
     def _capsule_candidates(self, a: np.ndarray, b: np.ndarray, r: float):
         """Triangle indices of one capsule's candidates after box and plane-slab culling."""
@@ -670,7 +776,7 @@ class TriangleMesh:
         r = as_radii(radius, "radius", a.shape[0])
         return self._sweep_batch(a, b, r, v)
 
-    def _sweep_batch(self, a, b, r, v) -> SweepBatch:
+    def _sweep_batch(self, a, b, r, v, hood=None, owner=None, want=None) -> SweepBatch:
         """First hits of Q sweeps (a, b, v (Q, 3), r (Q,)): cull, order, prune, exact kernel.
 
         1. BVH: triangles whose box overlaps the sweep's padded box (float32 outward test,
@@ -684,15 +790,20 @@ class TriangleMesh:
            that contains every t with dist < r; an empty window proves a miss and ``enter``
            is a lower bound of the pair's exact time.
         4. Short sweeps (|v| <= ``SWEEP_SHORT_REL`` r): exact mid-motion distance cull
-           (``_swept_capsule_may_touch``), the exact segment-triangle distance at mid-motion
-           >= pad + |v| / 2 proves a miss.
+           (``_swept_capsule_may_touch``): the exact segment-triangle distance at mid-motion
+           minus half its rate of change along v (the distance is convex in time) >= pad
+           proves a miss.
         5. With more than ``SWEEP_PRUNE_MIN_PAIRS`` survivors, two rounds: the exact kernel
            first runs on each query's ``SWEEP_PRUNE_FIRST`` most promising pairs (earliest
            face-plane entry, then earliest window), which gives each query an exact time
            ``best``; every other pair whose window opens after ``best`` is dropped (its time
            is > best, so it cannot be the first hit or tie with it); the rest run next.
         Every pair that could be the first hit is decided by the exact kernel, so the answer
-        equals brute force over all triangles.
+        equals brute force over all triangles. ``hood``, ``owner``: cached candidates for
+        step 1 (``_pairs_box6``); the answer does not depend on them. ``want`` (Q,) bool or
+        None (all): the queries whose normal and point are wanted when they start
+        penetrating (time 0); the others then report zeros (no contact kernel; batches of
+        more than SWEEP_FEW_QUERIES only).
         """
         nq = a.shape[0]
         if nq == 1:
@@ -711,7 +822,7 @@ class TriangleMesh:
         pad = r + self._pad(r + ext)
         lo = np.minimum(np.minimum(a, b), np.minimum(a2, b2)) - pad[:, None]
         hi = np.maximum(np.maximum(a, b), np.maximum(a2, b2)) + pad[:, None]
-        qi, ti = self._bvh.query_many_box6(np.concatenate([hi, -lo], axis=1), exact=False)
+        qi, ti = self._pairs_box6(np.concatenate([hi, -lo], axis=1), hood, owner)
         time = np.full(nq, np.inf)
         normal = np.zeros((nq, 3))
         point = np.zeros((nq, 3))
@@ -724,25 +835,39 @@ class TriangleMesh:
         keep = self._swept_disc_may_touch(a, b, v, pad, qi, ti, short)
         if keep is not None:
             qi, ti = qi[keep], ti[keep]
-        keep, enter, key = _sweep_windows(a, b, r, v, pad, qi, ti, self._rec_rows, self._krec)
-        qi, ti, enter, key = qi[keep], ti[keep], enter[keep], key[keep]
-        keep = self._swept_disc_may_touch(a, b, v, pad, qi, ti, ~short)
-        if keep is not None:
+        enter = key = None
+        if not short.all():
+            keep, enter, key = _sweep_windows(a, b, r, v, pad, qi, ti, self._rec_rows,
+                                              self._krec)
             qi, ti, enter, key = qi[keep], ti[keep], enter[keep], key[keep]
-        keep = self._swept_capsule_may_touch(a, b, v, pad, qi, ti, short)
-        if keep is not None:
-            qi, ti, enter, key = qi[keep], ti[keep], enter[keep], key[keep]
+            keep = self._swept_disc_may_touch(a, b, v, pad, qi, ti, ~short)
+            if keep is not None:
+                qi, ti, enter, key = qi[keep], ti[keep], enter[keep], key[keep]
+        cull = self._swept_capsule_may_touch(a, b, v, r, pad, qi, ti, short)
+        lower = None
+        if cull is not None:
+            keep, lower = cull
+            qi, ti, lower = qi[keep], ti[keep], lower[keep]
+            if enter is not None:
+                enter, key = enter[keep], key[keep]
+                np.maximum(enter, lower, out=enter)
         if not qi.size:
             return SweepBatch(time, normal, point, tri)
-        if qi.size > SWEEP_PRUNE_MIN_PAIRS:
+        if enter is None and lower is not None and qi.size >= SWEEP_LOWER_PRUNE_MIN_PAIRS:
+            enter = key = lower  # all short: rank and prune on the tangent bound
+        if enter is not None and qi.size >= SWEEP_LOWER_PRUNE_MIN_PAIRS and (
+                qi.size > SWEEP_PRUNE_MIN_PAIRS or key is lower):
             first = _first_pairs(qi, enter, key)
+            wq = None if want is None else want[qi]
             t1, n1, p1 = _sweep._sweep_rec(
-                a[qi[first]], b[qi[first]], r[qi[first]], v[qi[first]], self._krec, ti[first])
+                a[qi[first]], b[qi[first]], r[qi[first]], v[qi[first]], self._krec, ti[first],
+                None if wq is None else wq[first])
             best = np.full(nq, np.inf)
             np.minimum.at(best, qi[first], t1)
             rest = np.flatnonzero(~first & (enter <= best[qi]))
             t2, n2, p2 = _sweep._sweep_rec(
-                a[qi[rest]], b[qi[rest]], r[qi[rest]], v[qi[rest]], self._krec, ti[rest])
+                a[qi[rest]], b[qi[rest]], r[qi[rest]], v[qi[rest]], self._krec, ti[rest],
+                None if wq is None else wq[rest])
             first = np.flatnonzero(first)
             qi = np.concatenate((qi[first], qi[rest]))
             ti = np.concatenate((ti[first], ti[rest]))
@@ -750,7 +875,8 @@ class TriangleMesh:
             n = np.concatenate((n1, n2))
             pt = np.concatenate((p1, p2))
         else:
-            t, n, pt = _sweep._sweep_rec(a[qi], b[qi], r[qi], v[qi], self._krec, ti)
+            t, n, pt = _sweep._sweep_rec(a[qi], b[qi], r[qi], v[qi], self._krec, ti,
+                                         None if want is None else want[qi])
         hit = np.isfinite(t)
         qi, ti, t, n, pt = qi[hit], ti[hit], t[hit], n[hit], pt[hit]
         if qi.size:

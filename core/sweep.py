@@ -124,11 +124,14 @@ def _xprod(u, w):
     return ue[:3] * we[1:] - ue[1:] * we[:3]
 
 
-def _kernel(p, q, r, v, T):
+def _kernel(p, q, r, v, T, want=None):
     """Sweep kernel on one chunk; callers hold np.errstate(divide/invalid/over = ignore).
 
     p, q, v : (3, n) or (3, 1) world segment ends and displacement; r : (n,) or scalar radius;
-    T : (REC_FIELDS, n) triangle records (closest._triangle_record; relative to vertex a).
+    T : (REC_FIELDS, n) triangle records (closest._triangle_record; relative to vertex a);
+    want : (n,) bool or None (all): the pairs whose normal and point are wanted when they
+    start penetrating (the discrete contact); the others then report time 0 with zero
+    normal and point, and skip the contact kernel.
     Returns time (n,), normal (3, n), point (3, n) (see sweep_capsule_triangle_many).
     """
     n = T.shape[1]
@@ -299,13 +302,18 @@ def _kernel(p, q, r, v, T):
     # notes/API.md push-out rules), computed only for those pairs from the same records
     time = t_hit
     if penetrating.any():
+        time = np.where(penetrating, 0.0, t_hit)
+        if want is not None:
+            normal[:, penetrating] = 0.0
+            point[:, penetrating] = 0.0
+            penetrating &= want
+    if penetrating.any():
         idx = np.flatnonzero(penetrating)
         shape = (3, n)
         _c_hit, _depth, c_normal, c_point = _capsule_triangle_rec(
             np.broadcast_to(p, shape)[:, idx], np.broadcast_to(q, shape)[:, idx],
             np.broadcast_to(r, (n,))[idx], T[:, idx],
         )
-        time = np.where(penetrating, 0.0, t_hit)
         normal[:, idx] = c_normal
         point[:, idx] = c_point
     miss = time == np.inf
@@ -371,7 +379,7 @@ def sweep_capsule_triangle_many(p, q, radius, displacement, a, b, c):
     return time, normal.T, point.T
 
 
-def _sweep_rec(p, q, radius, displacement, krec, ti):
+def _sweep_rec(p, q, radius, displacement, krec, ti, want=None):
     """sweep_capsule_triangle_many for triangles given by stored records (no validation).
 
     p, q, displacement : (N, 3) per pair, or (3,) shared by all pairs (world, metres);
@@ -379,7 +387,8 @@ def _sweep_rec(p, q, radius, displacement, krec, ti):
     (``closest._triangle_record``, e.g. ``TriangleMesh._krec``); ti : (N,) int rows of krec,
     one per pair. Returns time (N,), normal (N, 3), point (N, 3) exactly as
     sweep_capsule_triangle_many on the records' triangles. Records are gathered per chunk
-    of ``_CHUNK`` pairs (no (N, REC_FIELDS) temporary).
+    of ``_CHUNK`` pairs (no (N, REC_FIELDS) temporary). ``want`` (N,) bool or None: as
+    ``_kernel``'s (pairs starting in penetration without it get zero normal and point).
     """
     n_pairs = ti.size
     if n_pairs == 0:
@@ -391,7 +400,8 @@ def _sweep_rec(p, q, radius, displacement, krec, ti):
             T = np.take(krec, ti, axis=0).T
             if n_pairs >= _CONTIGUOUS_MIN:
                 T = np.ascontiguousarray(T)
-            time, normal, point = _kernel(_rows3(p), _rows3(q), r, _rows3(displacement), T)
+            time, normal, point = _kernel(_rows3(p), _rows3(q), r, _rows3(displacement), T,
+                                          want)
             return time, normal.T, point.T
         time = np.empty(n_pairs)
         normal = np.empty((3, n_pairs))
@@ -404,7 +414,8 @@ def _sweep_rec(p, q, radius, displacement, krec, ti):
                 ps, qs, vs = p.reshape(3, 1), q.reshape(3, 1), displacement.reshape(3, 1)
             else:
                 ps, qs, vs = p[s].T, q[s].T, displacement[s].T
-            time[s], normal[:, s], point[:, s] = _kernel(ps, qs, r[s], vs, T)
+            time[s], normal[:, s], point[:, s] = _kernel(
+                ps, qs, r[s], vs, T, None if want is None else want[s])
     return time, normal.T, point.T
 
 
