@@ -61,6 +61,7 @@ from .constants import (
     DEPENETRATION_STALL_ROUNDS,
     FACE_CONTACT_COS,
     GROUND_PROBE_SKINS,
+    HOOD_MARGIN,
     SAME_FACE_MARGIN,
     SLOPE_LIMIT_TOL_RAD,
     STEP_FORWARD_MIN_COS,
@@ -68,6 +69,7 @@ from .constants import (
     STEP_RISE_TOL,
     SUPPORT_MIN_COS,
 )
+from .mesh import Hood
 from .shapes import Capsule, Hit
 
 ON_GROUND, ON_STEEP_GROUND, IN_AIR = 0, 1, 2
@@ -277,6 +279,51 @@ def _mdot3(a, u):
     return (a[0] * u[0] + a[1] * u[1]) + a[2] * u[2]
 
 
+class _HoodCache:
+    """Candidate triangles around each of N characters, kept across frames (walkthrough_many).
+
+    A character's region is the reach box of its frame (``CharacterController._reach_box``)
+    grown by HOOD_MARGIN metres on every side; it is queried from the mesh's hierarchy again
+    only when a frame's reach box leaves it (every few frames at walking speed), and the
+    batch's sweeps take their candidates from it (``TriangleMesh._pairs_box6``). Pool of
+    candidate rows, appended to as regions are renewed and compacted when mostly stale.
+    """
+
+    def __init__(self, mesh, n, margin=HOOD_MARGIN):
+        self.mesh = mesh
+        self.margin = margin
+        self.lo = np.full((n, 3), np.inf)
+        self.hi = np.full((n, 3), -np.inf)
+        self.off = np.zeros(n, np.int64)
+        self.cnt = np.zeros(n, np.int64)
+        self.tri = np.empty(0, np.int64)
+        self.box = np.empty((0, 8), np.float32)
+
+    def hood(self, agents, lo, hi) -> Hood:
+        """The Hood over all N characters, with ``agents``' regions covering lo, hi."""
+        stale = ~((lo >= self.lo[agents]).all(1) & (hi <= self.hi[agents]).all(1))
+        if stale.any():
+            s = agents[stale]
+            nlo = lo[stale] - self.margin
+            nhi = hi[stale] + self.margin
+            cnt, tri, box = self.mesh.hood_triangles(nlo, nhi)
+            self.cnt[s] = 0
+            live = int(self.cnt.sum())
+            if self.tri.size > 4 * live + 65536:  # mostly stale rows: compact
+                pos = np.repeat(self.off - np.cumsum(self.cnt) + self.cnt, self.cnt)
+                pos += np.arange(live)
+                self.tri = self.tri[pos]
+                self.box = self.box[pos]
+                self.off = np.cumsum(self.cnt) - self.cnt
+            self.lo[s] = nlo
+            self.hi[s] = nhi
+            self.off[s] = self.tri.size + np.cumsum(cnt) - cnt
+            self.cnt[s] = cnt
+            self.tri = np.concatenate((self.tri, tri))
+            self.box = np.concatenate((self.box, box))
+        return Hood(self.lo, self.hi, self.off, self.cnt, self.tri, self.box)
+
+
 class CharacterController:
     """A capsule character moving through a ``TriangleMesh`` (static level geometry).
 
@@ -309,6 +356,11 @@ class CharacterController:
         self._lone_max = 1
         # one character moves through _move_lone (Python floats); False: always _move_batch
         self._lone_fast = True
+        # walkthrough_many keeps candidate triangles per character across frames
+        # (_HoodCache); False: every sweep queries the hierarchy (tests compare the two)
+        self._use_hoods = True
+        self._hood = None  # Hood of the batch being moved (_move_batch with hoods)
+        self._hood_rows = None  # its owner row per batch row
         self._up3 = tuple(float(x) for x in self._u)
         self._ua3 = tuple(float(x) for x in self._ua)
         self._ub3 = tuple(float(x) for x in self._ub)
@@ -360,15 +412,21 @@ class CharacterController:
         return ((b.position[0].copy(), int(b.state[0]), b.normal[0].copy(), float(b.floor[0]),
                  tuple(x[:1].copy() for x in b.ground())), float(b.depenetration[0]))
 
-    def _sweep(self, feet, disp):
-        """One batched mesh sweep of the characters at ``feet`` (Q, 3) by ``disp`` (Q, 3)."""
+    def _sweep(self, feet, disp, rows=None, want=None):
+        """One batched mesh sweep of the characters at ``feet`` (Q, 3) by ``disp`` (Q, 3);
+        ``rows`` (Q,): the batch rows of the characters swept, for the hood cache; ``want``
+        (Q,) bool: queries whose normal and point matter when they start penetrating."""
         self.mesh_calls += 1
         if self._sweep_batch is not None:  # arrays are built here: skip re-validation
             q = feet.shape[0]
             if self._radii.size < q:
                 self._radii = np.full(max(q, 2 * self._radii.size), self.settings.radius)
                 self._radii.setflags(write=False)
-            return self._sweep_batch(feet + self._ua, feet + self._ub, self._radii[:q], disp)
+            if self._hood is not None and rows is not None:
+                return self._sweep_batch(feet + self._ua, feet + self._ub, self._radii[:q],
+                                         disp, self._hood, self._hood_rows[rows], want)
+            return self._sweep_batch(feet + self._ua, feet + self._ub, self._radii[:q], disp,
+                                     want=want)
         return self.mesh.sweep_capsule_many(feet + self._ua, feet + self._ub,
                                             self.settings.radius, disp)
 
@@ -439,7 +497,7 @@ class CharacterController:
         return out, pushed, trapped
 
     def _move_many(self, f0, d, state0, normal0, floor0, log_hits=False,
-                   ground0=None) -> _Batch:
+                   ground0=None, hoods=None) -> _Batch:
         """Lock-step move of N characters: feet f0 (N,3), displacements d (N,3), start ground
         state (N,) int8, start ground normal (N,3), start floor height (N,) along up (the
         supporting contact point; nan if unknown); ``ground0`` the previous move's
@@ -450,7 +508,36 @@ class CharacterController:
         batched code below, with that sweep's result, as soon as it hits."""
         if f0.shape[0] == 1 and self._lone_fast:
             return self._move_lone(f0, d, state0, normal0, floor0, log_hits, ground0)
-        return self._move_batch(f0, d, state0, normal0, floor0, log_hits, ground0)
+        if hoods is None or self._sweep_batch is None:
+            return self._move_batch(f0, d, state0, normal0, floor0, log_hits, ground0)
+        cache, agents = hoods
+        self._hood = cache.hood(agents, *self._reach_box(f0, d, normal0, state0))
+        self._hood_rows = agents
+        try:
+            return self._move_batch(f0, d, state0, normal0, floor0, log_hits, ground0)
+        finally:
+            self._hood = self._hood_rows = None
+
+    def _reach_box(self, f0, d, normal0, state0):
+        """Box (lo, hi (N, 3)) around what a move of feet f0 by d can sweep this frame: the
+        capsule at f0 grown by the ground-following step's length plus the skin and probe,
+        and along up by the step height (up) and the snap or step-down probe (down). Only
+        sizes the hood cache's regions: a sweep reaching outside falls back to the BVH."""
+        s = self.settings
+        u = self._u
+        a = f0 + self._ua
+        b = f0 + self._ub
+        r = s.radius
+        d_up = d @ u
+        dh = d - d_up[:, None] * u
+        nu = np.maximum(normal0 @ u, SUPPORT_MIN_COS)
+        # ground-following length: |dh| / cos(slope) bounds |dd| on walkable ground
+        reach = np.sqrt(_dot(d, d)) + np.sqrt(_dot(dh, dh)) / nu + s.skin_width + self._probe + r
+        au = np.abs(u)
+        down = max(s.snap_distance, self._probe) + s.step_height + s.skin_width
+        lo = np.minimum(a, b) - reach[:, None] - down * au
+        hi = np.maximum(a, b) + reach[:, None] + (s.step_height + s.skin_width) * au
+        return lo, hi
 
     def _move_batch(self, f0, d, state0, normal0, floor0, log_hits=False, ground0=None,
                     first=None) -> _Batch:
@@ -538,7 +625,14 @@ class CharacterController:
             slot[prb] = k + np.arange(prb.size)
             feet = np.concatenate([cur[ids], cur[prb] + rem[prb], cur[pids]])
             disp = np.concatenate([rem[ids], np.tile(-probe * u, (prb.size + pids.size, 1))])
-            res = first if it == 0 and first is not None else self._sweep(feet, disp)
+            # a move's or an idle probe's start-in-contact normal can matter (hit log,
+            # a character that cannot be pushed out); a speculative probe's cannot (it is
+            # only kept when its move missed, so it starts clear)
+            want = np.zeros(feet.shape[0], bool)
+            want[:k] = log_hits
+            want[k + prb.size:] = True
+            res = first if it == 0 and first is not None else self._sweep(
+                feet, disp, np.concatenate((ids, prb, pids)), want)
             # probes of idle characters
             if pids.size:
                 sl = np.arange(k + prb.size, k + prb.size + pids.size)
@@ -551,13 +645,15 @@ class CharacterController:
             if miss.any():
                 m = ids[miss]
                 if seq:  # probe now, only the characters that need one
-                    pr = self._sweep(cur[m] + rem[m], np.tile(-probe * u, (m.size, 1)))
+                    pr = self._sweep(cur[m] + rem[m], np.tile(-probe * u, (m.size, 1)), m)
                     self._store_probe(m, pr, slice(0, m.size), probe, probe_out)
                     ms = m[:0]
                 else:
                     mp = m[slot[m] >= 0]
                     if mp.size:
                         self._store_probe(mp, res, slot[mp], probe, probe_out)
+                        # starting in contact after a clear move: rounding; probe again
+                        g_valid[mp[res.time[slot[mp]] == 0.0]] = False
                     ms = m[slot[m] < 0]  # same-face shortcut
                 if ms.size:
                     g_t[ms] = gap0[ms]
@@ -676,7 +772,7 @@ class CharacterController:
         need_m = ~g_valid | (snap_ok & ~stepped & (g_t > probe))
         if need_m.any():
             need = np.flatnonzero(need_m)
-            res = self._sweep(cur[need], snap_len[need, None] * -u)
+            res = self._sweep(cur[need], snap_len[need, None] * -u, need)
             self._store_probe(need, res, slice(0, need.size), snap_len[need], probe_out)
         # probes starting in contact (time 0): recover and probe again
         zero_m = g_valid & (g_t == 0.0) & (g_tri >= 0) & ~trapped
@@ -684,7 +780,7 @@ class CharacterController:
             zero = np.flatnonzero(zero_m)
             cur[zero], pushed, _trap = self._depenetrate(cur[zero])
             depen[zero] += pushed
-            res = self._sweep(cur[zero], snap_len[zero, None] * -u)
+            res = self._sweep(cur[zero], snap_len[zero, None] * -u, zero)
             self._store_probe(zero, res, slice(0, zero.size), snap_len[zero], probe_out)
 
         # Phase 5: stick to floor, then the ground state.
@@ -902,7 +998,7 @@ class CharacterController:
         S, up_len = S[keep], up_len[keep]
         if not S.size:
             return
-        r1 = self._sweep(cur[S], up_len[:, None] * u)
+        r1 = self._sweep(cur[S], up_len[:, None] * u, S)
         t1 = r1.time
         gained = np.where(np.isinf(t1), up_len, np.maximum(t1 * up_len - skin, 0.0))
         keep = gained > CONTROLLER_MIN_MOVE
@@ -913,7 +1009,7 @@ class CharacterController:
         # forward
         dS = dir_h[S]
         fwd = np.maximum(missing[S], skin)
-        r2 = self._sweep(raised, dS * fwd[:, None])
+        r2 = self._sweep(raised, dS * fwd[:, None], S)
         t2 = r2.time
         approach = np.maximum(-_dot(dS, r2.normal), 1e-6)
         adv = np.where(np.isinf(t2), fwd, np.maximum(t2 * fwd - skin / approach, 0.0))
@@ -924,7 +1020,7 @@ class CharacterController:
         moved = raised[keep] + dS[keep] * adv[keep, None]
         # down
         down_len = gained + probe
-        r3 = self._sweep(moved, down_len[:, None] * -u)
+        r3 = self._sweep(moved, down_len[:, None] * -u, S)
         t3 = r3.time
         land_up = r3.normal @ u
         ok = np.isfinite(t3) & (t3 > 0.0) & (land_up > SUPPORT_MIN_COS)

@@ -61,6 +61,7 @@ from .controller import (
     CharacterController,
     ControllerSettings,
     _dot3,
+    _HoodCache,
     _mdot3,
 )
 
@@ -267,6 +268,10 @@ class _Walker:
         log_ids, log_pos, log_state, log_normal, log_stepped = [], [], [], [], []
         n_steps = np.zeros(n, np.int64)
 
+        # candidate triangles around each character, kept across frames (batches only)
+        hoods = None
+        if n > 1 and ctrl._use_hoods and hasattr(ctrl.mesh, "hood_triangles"):
+            hoods = _HoodCache(ctrl.mesh, n)
         # settle the start
         b = ctrl._move_many(self.P[:, 0].copy(), np.zeros((n, 3)), np.full(n, IN_AIR, np.int8),
                             np.zeros((n, 3)), np.full(n, np.nan))
@@ -340,7 +345,8 @@ class _Walker:
             vz_a = np.where(on_a, 0.0, np.maximum(vz[sel] - s.gravity * dt, -s.max_fall_speed))
             disp = dirh * want[:, None] + (vz_a * dt)[:, None] * u
             b = ctrl._move_many(p_a, disp, st_a, gn[sel], floor[sel],
-                                ground0=(g_tri[sel], g_gap[sel], g_pt[sel], g_int[sel]))
+                                ground0=(g_tri[sel], g_gap[sel], g_pt[sel], g_int[sel]),
+                                hoods=None if hoods is None else (hoods, act))
             new = b.position
             moved = new - p_a
             # vertical speed from the actual motion, never gaining upward speed from a step
