@@ -285,8 +285,9 @@ class _HoodCache:
     A character's region is the reach box of its frame (``CharacterController._reach_box``)
     grown by HOOD_MARGIN metres on every side; it is queried from the mesh's hierarchy again
     only when a frame's reach box leaves it (every few frames at walking speed), and the
-    batch's sweeps take their candidates from it (``TriangleMesh._pairs_box6``). Pool of
-    candidate rows, appended to as regions are renewed and compacted when mostly stale.
+    batch's sweeps take their candidates from it (``TriangleMesh._pairs_box6``). One pool of
+    candidate rows, appended to in place as regions are renewed; when full, its live rows are
+    compacted into a pool twice their size.
     """
 
     def __init__(self, mesh, n, margin=HOOD_MARGIN):
@@ -296,8 +297,9 @@ class _HoodCache:
         self.hi = np.full((n, 3), -np.inf)
         self.off = np.zeros(n, np.int64)
         self.cnt = np.zeros(n, np.int64)
-        self.tri = np.empty(0, np.int64)
-        self.box = np.empty((0, 8), np.float32)
+        self.used = 0  # pool rows in use (live or stale); capacity is tri.size
+        self.tri = np.empty(65536, np.int64)
+        self.box = np.empty((65536, 8), np.float32)
 
     def hood(self, agents, lo, hi) -> Hood:
         """The Hood over all N characters, with ``agents``' regions covering lo, hi."""
@@ -308,19 +310,26 @@ class _HoodCache:
             nhi = hi[stale] + self.margin
             cnt, tri, box = self.mesh.hood_triangles(nlo, nhi)
             self.cnt[s] = 0
-            live = int(self.cnt.sum())
-            if self.tri.size > 4 * live + 65536:  # mostly stale rows: compact
+            add = tri.size
+            if self.used + add > self.tri.size:  # full: compact the live rows, then grow
+                live = int(self.cnt.sum())
                 pos = np.repeat(self.off - np.cumsum(self.cnt) + self.cnt, self.cnt)
                 pos += np.arange(live)
-                self.tri = self.tri[pos]
-                self.box = self.box[pos]
+                cap = max(self.tri.size, 2 * (live + add))
+                tri_new = np.empty(cap, np.int64)
+                box_new = np.empty((cap, 8), np.float32)
+                np.take(self.tri, pos, out=tri_new[:live])
+                np.take(self.box, pos, axis=0, out=box_new[:live])
+                self.tri, self.box = tri_new, box_new
                 self.off = np.cumsum(self.cnt) - self.cnt
+                self.used = live
             self.lo[s] = nlo
             self.hi[s] = nhi
-            self.off[s] = self.tri.size + np.cumsum(cnt) - cnt
+            self.off[s] = self.used + np.cumsum(cnt) - cnt
             self.cnt[s] = cnt
-            self.tri = np.concatenate((self.tri, tri))
-            self.box = np.concatenate((self.box, box))
+            self.tri[self.used:self.used + add] = tri
+            self.box[self.used:self.used + add] = box
+            self.used += add
         return Hood(self.lo, self.hi, self.off, self.cnt, self.tri, self.box)
 
 
