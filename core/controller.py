@@ -520,14 +520,14 @@ class CharacterController:
         if hoods is None or self._sweep_batch is None:
             return self._move_batch(f0, d, state0, normal0, floor0, log_hits, ground0)
         cache, agents = hoods
-        self._hood = cache.hood(agents, *self._reach_box(f0, d, normal0, state0))
+        self._hood = cache.hood(agents, *self._reach_box(f0, d, normal0))
         self._hood_rows = agents
         try:
             return self._move_batch(f0, d, state0, normal0, floor0, log_hits, ground0)
         finally:
             self._hood = self._hood_rows = None
 
-    def _reach_box(self, f0, d, normal0, state0):
+    def _reach_box(self, f0, d, normal0):
         """Box (lo, hi (N, 3)) around what a move of feet f0 by d can sweep this frame: the
         capsule at f0 grown by the ground-following step's length plus the skin and probe,
         and along up by the step height (up) and the snap or step-down probe (down). Only

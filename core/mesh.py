@@ -782,9 +782,11 @@ class TriangleMesh:
         1. BVH: triangles whose box overlaps the sweep's padded box (float32 outward test,
            ``exact=False``: a superset of the float64 overlaps; the steps below decide).
         2. Bounding-disc cull (``_swept_disc_may_touch``): the triangle's bounding disc
-           farther than pad + |v| / 2 from the segment at mid-motion proves a miss. Runs
-           here for short sweeps (|v| <= ``SWEEP_SHORT_REL`` r), after step 3 for long ones.
-        3. Time-interval separating-axis cull (``_sweep_windows``): along the x, y, z axes,
+           farther than pad + |v| / 2 from the segment at mid-motion, or its plane beyond
+           the pad all along the motion, proves a miss. Runs here for short sweeps (|v| <=
+           ``SWEEP_SHORT_REL`` r), after step 3 for long ones.
+        3. Batches holding a long sweep only (short ones are decided better by step 4):
+           time-interval separating-axis cull (``_sweep_windows``): along the x, y, z axes,
            the triangle's normal and the motion direction, the times at which the moving
            segment's padded projection overlaps the triangle's give a window [enter, exit]
            that contains every t with dist < r; an empty window proves a miss and ``enter``
@@ -792,18 +794,20 @@ class TriangleMesh:
         4. Short sweeps (|v| <= ``SWEEP_SHORT_REL`` r): exact mid-motion distance cull
            (``_swept_capsule_may_touch``): the exact segment-triangle distance at mid-motion
            minus half its rate of change along v (the distance is convex in time) >= pad
-           proves a miss.
-        5. With more than ``SWEEP_PRUNE_MIN_PAIRS`` survivors, two rounds: the exact kernel
-           first runs on each query's ``SWEEP_PRUNE_FIRST`` most promising pairs (earliest
-           face-plane entry, then earliest window), which gives each query an exact time
-           ``best``; every other pair whose window opens after ``best`` is dropped (its time
-           is > best, so it cannot be the first hit or tie with it); the rest run next.
+           proves a miss; the same tangent bounds each kept pair's time from below.
+        5. With more than ``SWEEP_PRUNE_MIN_PAIRS`` survivors (``SWEEP_LOWER_PRUNE_MIN_PAIRS``
+           in a batch of short sweeps only), two rounds: the exact kernel first runs on each
+           query's ``SWEEP_PRUNE_FIRST`` most promising pairs (earliest face-plane entry, then
+           earliest window; short only: earliest tangent bound), which gives each query an
+           exact time ``best``; every other pair whose lower bound (window entry, tangent
+           bound, the larger of the two) is after ``best`` is dropped (its time is > best, so
+           it cannot be the first hit or tie with it); the rest run next.
         Every pair that could be the first hit is decided by the exact kernel, so the answer
         equals brute force over all triangles. ``hood``, ``owner``: cached candidates for
         step 1 (``_pairs_box6``); the answer does not depend on them. ``want`` (Q,) bool or
         None (all): the queries whose normal and point are wanted when they start
         penetrating (time 0); the others then report zeros (no contact kernel; batches of
-        more than SWEEP_FEW_QUERIES only).
+        more than SWEEP_FEW_QUERIES only: smaller ones compute every contact).
         """
         nq = a.shape[0]
         if nq == 1:
@@ -853,10 +857,11 @@ class TriangleMesh:
                 np.maximum(enter, lower, out=enter)
         if not qi.size:
             return SweepBatch(time, normal, point, tri)
-        if enter is None and lower is not None and qi.size >= SWEEP_LOWER_PRUNE_MIN_PAIRS:
-            enter = key = lower  # all short: rank and prune on the tangent bound
-        if enter is not None and qi.size >= SWEEP_LOWER_PRUNE_MIN_PAIRS and (
-                qi.size > SWEEP_PRUNE_MIN_PAIRS or key is lower):
+        min_pairs = SWEEP_PRUNE_MIN_PAIRS
+        if enter is None and lower is not None:  # all short: rank and prune on the tangent
+            enter = key = lower
+            min_pairs = SWEEP_LOWER_PRUNE_MIN_PAIRS
+        if enter is not None and qi.size > min_pairs:
             first = _first_pairs(qi, enter, key)
             wq = None if want is None else want[qi]
             t1, n1, p1 = _sweep._sweep_rec(
