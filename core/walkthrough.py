@@ -37,6 +37,7 @@ where the verdicts differ.
 from __future__ import annotations
 
 import math
+import multiprocessing
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -185,14 +186,25 @@ def walkthrough(mesh, path, settings: ControllerSettings | None = None, speed=No
 
 
 def walkthrough_many(mesh, paths, settings: ControllerSettings | None = None, speed=None,
-                     dt: float = 1.0 / 60.0, max_time=None, controller=None) -> list:
+                     dt: float = 1.0 / 60.0, max_time=None, controller=None,
+                     workers: int = 1) -> list:
     """Walk N characters in lock-step, one path each; returns a list of N WalkReports.
 
     paths : sequence of (K_i, 3) arrays (or an (N, K, 3) array). Each controller phase is
     one batched mesh query for all characters still walking. ``max_time`` may be a scalar or
     (N,) seconds. Identical to N calls of ``walkthrough`` up to float rounding of batched
     kernels.
+
+    workers : processes sharing the characters (default 1: this process only). With
+    ``workers > 1`` the characters are dealt round-robin into ``workers`` shares; this
+    process walks the first and processes forked from it (copy-on-write: the mesh is not
+    copied or pickled) walk the others, each share in lock-step. The reports are the same,
+    bit for bit, as with ``workers=1``: a character's mesh answers do not depend on the batch
+    it is in. Where ``fork`` is unavailable (Windows) the walk runs in this process. Do not
+    use from inside Blender's UI process (forking it is unsafe); headless pipelines can.
     """
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     s = settings if settings is not None else ControllerSettings()
     ctrl = controller if controller is not None else CharacterController(mesh, s)
     s = ctrl.settings
@@ -206,7 +218,74 @@ def walkthrough_many(mesh, paths, settings: ControllerSettings | None = None, sp
     dt = float(dt)
     if not (math.isfinite(dt) and dt > 0.0):
         raise ValueError(f"dt must be > 0 seconds, got {dt}")
+    if max_time is not None:
+        mt = np.broadcast_to(np.asarray(max_time, float), (n_agents,)).copy()
+        if not np.isfinite(mt).all() or (mt < 0).any():
+            raise ValueError("max_time must be finite and >= 0")
+        max_time = mt
+    workers = min(int(workers), n_agents)
+    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        return _walk_forked(ctrl, paths, speed, dt, max_time, workers)
     return _Walker(ctrl, paths, speed, dt, max_time).run()
+
+
+def _walk_share(conn, ctrl, paths, speed, dt, max_time):
+    """Child process of ``_walk_forked``: walk one share, send (reports, mesh calls) back."""
+    try:
+        calls = ctrl.mesh_calls
+        out = (_Walker(ctrl, paths, speed, dt, max_time).run(), ctrl.mesh_calls - calls)
+    except BaseException as exc:  # noqa: BLE001 - re-raised in the parent
+        out = exc
+    try:
+        conn.send(out)
+    finally:
+        conn.close()
+
+
+def _walk_forked(ctrl, paths, speed, dt, max_time, workers):
+    """``walkthrough_many`` over ``workers`` processes: share i holds characters i,
+    i + workers, ...; this process walks share 0, forked children the others (started
+    before share 0 so that all run at once). Child mesh calls are added to
+    ``ctrl.mesh_calls``; a child's exception is raised here."""
+    ctx = multiprocessing.get_context("fork")
+    n = len(paths)
+    shares = [np.arange(i, n, workers) for i in range(workers)]
+
+    def share(idx):
+        return [paths[i] for i in idx], speed, dt, (None if max_time is None else max_time[idx])
+
+    children = []
+    try:
+        for idx in shares[1:]:
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_walk_share, args=(send, ctrl, *share(idx)), daemon=True)
+            proc.start()
+            send.close()
+            children.append((proc, recv))
+        reports = [None] * n
+        for i, rep in zip(shares[0], _Walker(ctrl, *share(shares[0])).run()):
+            reports[i] = rep
+        for idx, (proc, recv) in zip(shares[1:], children):
+            try:
+                got = recv.recv()
+            except EOFError:
+                raise RuntimeError(
+                    f"walkthrough_many: worker process exited with code {proc.exitcode} "
+                    "before returning its reports") from None
+            if isinstance(got, BaseException):
+                raise got
+            reps, calls = got
+            ctrl.mesh_calls += calls
+            for i, rep in zip(idx, reps):
+                reports[i] = rep
+        return reports
+    finally:  # children have sent their share (or the walk failed here: stop them)
+        for proc, recv in children:
+            recv.close()
+            proc.join(timeout=5.0)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join()
 
 
 class _Walker:

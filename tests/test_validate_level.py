@@ -87,6 +87,16 @@ def test_bad_spec_is_a_clear_error_with_exit_2(tmp_path, content, message):
     assert not (tmp_path / "r.json").exists()
 
 
+def test_workers_give_the_same_walks_and_bad_counts_exit_2(sample_report, tmp_path):
+    report, _ = sample_report
+    proc = _run(SPEC, "--report", tmp_path / "r.json", "--strict", "--workers", "2", cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads((tmp_path / "r.json").read_text())["walks"] == report["walks"]
+    proc = _run(SPEC, "--report", tmp_path / "bad.json", "--workers", "0", cwd=ROOT)
+    assert proc.returncode == 2 and "workers must be an integer >= 1" in proc.stderr
+    assert not (tmp_path / "bad.json").exists()
+
+
 def test_readme_commands_are_the_ones_ci_and_users_run():
     readme = (ROOT / "README.md").read_text()
     ci = (ROOT / ".ci" / "run").read_text()

@@ -247,6 +247,92 @@ def test_walkthrough_many_ragged_paths_and_max_time_per_agent():
     assert reps[0].duration == pytest.approx(0.2)
 
 
+def _block_paths(mesh, n, seed):
+    rng = np.random.default_rng(seed)
+    lo, hi = mesh.aabb
+    out = []
+    for _ in range(n):
+        a = np.r_[rng.uniform(lo[0] + 0.5, hi[0] - 0.5), rng.uniform(lo[1] + 0.5, hi[1] - 0.5), 2.5]
+        b = np.r_[rng.uniform(lo[0] + 0.5, hi[0] - 0.5), rng.uniform(lo[1] + 0.5, hi[1] - 0.5), 0.0]
+        out.append([a, b])
+    return out
+
+
+def _same_reports(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert x.trace_bytes() == y.trace_bytes()
+        assert x.events == y.events
+        assert x.reached_goal == y.reached_goal and x.duration == y.duration
+        assert (x.stepped == y.stepped).all()
+        assert (x.ground_state == y.ground_state).all()
+        assert x.ground_normal.tobytes() == y.ground_normal.tobytes()
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_workers_give_the_same_reports_in_the_same_order(workers):
+    # characters dealt round-robin to forked processes: every report equals the one-process
+    # walk bit for bit (ragged paths, per-character max_time, every kind of event), and the
+    # children's mesh calls are counted
+    from tools import scenes
+
+    mesh = TriangleMesh(*scenes.stairs_ramps_block())
+    paths = _block_paths(mesh, 10, seed=5)
+    paths[3] = [[1.0, 1.0, 2.5]]  # one point: reaches the goal at once
+    mt = np.linspace(1.0, 3.0, len(paths))
+    one = CharacterController(mesh)
+    ref = walkthrough_many(mesh, paths, max_time=mt, controller=one)
+    par = CharacterController(mesh)
+    got = walkthrough_many(mesh, paths, max_time=mt, controller=par, workers=workers)
+    _same_reports(ref, got)
+    assert len({e.kind for r in ref for e in r.events}) >= 3
+    # children's calls are added: the sum of each share's calls walked in this process
+    calls = 0
+    for i in range(workers):
+        c = CharacterController(mesh)
+        walkthrough_many(mesh, paths[i::workers], max_time=mt[i::workers], controller=c)
+        calls += c.mesh_calls
+    assert par.mesh_calls == calls
+
+
+def test_workers_more_than_characters_and_bad_values():
+    mesh = TriangleMesh(*grid(-3, 3, -3, 3))
+    paths = [[[0, 0, 0], [1, 0, 0]], [[0, 1, 0], [1, 1, 0]]]
+    _same_reports(walkthrough_many(mesh, paths), walkthrough_many(mesh, paths, workers=8))
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="workers"):
+            walkthrough_many(mesh, paths, workers=bad)
+
+
+def test_workers_raise_a_childs_error_here(monkeypatch):
+    import os
+    import sys
+
+    wt = sys.modules["core.walkthrough"]
+    parent = os.getpid()
+    run = wt._Walker.run
+
+    def failing(self):
+        if os.getpid() != parent:
+            raise ValueError("boom in a worker")
+        return run(self)
+
+    monkeypatch.setattr(wt._Walker, "run", failing)
+    mesh = TriangleMesh(*grid(-3, 3, -3, 3))
+    paths = [[[0, 0, 0], [1, 0, 0]], [[0, 1, 0], [1, 1, 0]]]
+    with pytest.raises(ValueError, match="boom in a worker"):
+        walkthrough_many(mesh, paths, workers=2)
+    # a worker that dies without answering is an error, not missing reports
+    def dying(self):
+        if os.getpid() != parent:
+            os._exit(3)
+        return run(self)
+
+    monkeypatch.setattr(wt._Walker, "run", dying)
+    with pytest.raises(RuntimeError, match="exited with code 3"):
+        walkthrough_many(mesh, paths, workers=2)
+
+
 # ---------------------------------------------------------------- frame-rate report
 @pytest.mark.parametrize("scene", ["stairs_ok", "stairs_high", "ramp_steep", "ceiling", "gap"])
 def test_frame_rate_report_same_verdicts(scene):

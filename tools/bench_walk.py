@@ -2,8 +2,10 @@
 
 ``rows(scene_name, mesh, quick) -> list[(label, formatted value)]``: walk-through steps per
 second for one character and agent-steps per second for 256 characters in lock-step
-(``walkthrough_many``), on paths laid over the scene's surface. Targets (issue 4) on the
-~1M-triangle terrain: >= 2,000 steps/s for one agent, >= 50,000 agent-steps/s for 256.
+(``walkthrough_many``), on paths laid over the scene's surface, in one process and, on a
+machine with several cores, shared among that many processes (``workers=``). Targets
+(issue 4) on the ~1M-triangle terrain: >= 2,000 steps/s for one agent, >= 50,000
+agent-steps/s for 256.
 
 Standalone:  python tools/bench_walk.py [--quick] [--scene terrain_1M]
 """
@@ -53,15 +55,16 @@ def surface_paths(mesh, n_paths, length=12.0, waypoints=4, seed=0, up=(0.0, 0.0,
     return out
 
 
-def measure(mesh, n_agents, length, seed=0, dt=1.0 / 60.0, settings=None):
-    """(agent-steps per second, total agent-steps, mesh calls) for n_agents in lock-step."""
+def measure(mesh, n_agents, length, seed=0, dt=1.0 / 60.0, settings=None, workers=1):
+    """(agent-steps per second, total agent-steps, mesh calls, reports) for n_agents in
+    lock-step, shared among ``workers`` processes (``walkthrough_many(workers=)``)."""
     s = settings or ControllerSettings()
     paths = surface_paths(mesh, n_agents, length=length, seed=seed)
     ctrl = CharacterController(mesh, s)
     walkthrough_many(mesh, paths[:1], s, dt=dt, max_time=0.1, controller=ctrl)  # warm-up
     ctrl.mesh_calls = 0
     t0 = time.perf_counter()
-    reps = walkthrough_many(mesh, paths, s, dt=dt, controller=ctrl)
+    reps = walkthrough_many(mesh, paths, s, dt=dt, controller=ctrl, workers=workers)
     el = time.perf_counter() - t0
     steps = sum(len(r.trace) - 1 for r in reps)
     return steps / el, steps, ctrl.mesh_calls, reps
@@ -85,6 +88,14 @@ def rows(scene_name, mesh, quick):
                 f"{calls_n / max(max((len(r.trace) - 1 for r in reps), default=1), 1):.2f}"
                 f"/frame, "
                 f"{goal:.0%} reached goal; target {TARGET_MANY:,.0f} for 256)"))
+    workers = min(os.cpu_count() or 1, 8)
+    if workers > 1:
+        rate_w, steps_w, _, reps_w = measure(mesh, n_many, length, seed=2, workers=workers)
+        same = all(x.trace_bytes() == y.trace_bytes() and x.events == y.events
+                   for x, y in zip(reps, reps_w))
+        out.append((f"walk-through, {n_many} agents, {workers} processes (agent-steps/s)",
+                    f"{rate_w:,.0f} ({steps_w} agent-steps; {rate_w / rate_n:.2f}x one "
+                    f"process; {'the same reports' if same else 'REPORTS DIFFER'})"))
     return out
 
 

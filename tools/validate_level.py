@@ -3,6 +3,7 @@
 Usage::
 
     python tools/validate_level.py samples/sample_level.json --report report.json [--strict]
+        [--workers N]
 
 The level spec (JSON) names a collision mesh (OBJ, relative to the spec), the character
 settings (``ControllerSettings`` fields), capsule placements and walk paths, each optionally
@@ -115,10 +116,10 @@ def _walk_verdict(report):
     return kinds[0] if kinds else "ended"
 
 
-def _check_paths(mesh, settings, paths, frame_rates=()):
+def _check_paths(mesh, settings, paths, frame_rates=(), workers=1):
     if not paths:
         return []
-    reports = walkthrough_many(mesh, [p["points"] for p in paths], settings)
+    reports = walkthrough_many(mesh, [p["points"] for p in paths], settings, workers=workers)
     rows = []
     for spec, rep in zip(paths, reports):
         d = rep.to_dict(include_trace=False)
@@ -182,8 +183,10 @@ def _audits(mesh, settings, worst=10):
     }
 
 
-def validate(spec_path, min_depth=MIN_REPORTED_DEPTH, frame_rates=()):
-    """Run every check of the level spec at ``spec_path``; return the report dict."""
+def validate(spec_path, min_depth=MIN_REPORTED_DEPTH, frame_rates=(), workers=1):
+    """Run every check of the level spec at ``spec_path``; return the report dict.
+
+    ``workers``: processes sharing the walks (``walkthrough_many``); the report is the same."""
     t0 = time.perf_counter()
     spec = _load_spec(spec_path)
     mesh_path = os.path.join(os.path.dirname(os.path.abspath(spec_path)), spec["mesh"])
@@ -194,7 +197,7 @@ def validate(spec_path, min_depth=MIN_REPORTED_DEPTH, frame_rates=()):
     walkability = _walkability(mesh, settings)
     capsules = _check_capsules(mesh, settings, spec.get("capsules", []), min_depth)
     t_caps = time.perf_counter()
-    walks = _check_paths(mesh, settings, spec.get("paths", []), frame_rates)
+    walks = _check_paths(mesh, settings, spec.get("paths", []), frame_rates, workers)
     t_walk = time.perf_counter()
     audits = _audits(mesh, settings)
     t_audit = time.perf_counter()
@@ -276,10 +279,13 @@ def main(argv=None):
                              "report where the verdicts differ")
     parser.add_argument("--min-depth", type=float, default=MIN_REPORTED_DEPTH,
                         help="metres; shallower capsule contacts count as clear (default 1e-6)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="processes sharing the walks (default 1; e.g. the machine's "
+                             "core count for levels with hundreds of paths); same report")
     args = parser.parse_args(argv)
     try:
         rates = tuple(float(x) for x in args.frame_rates.split(",") if x.strip())
-        report = validate(args.spec, args.min_depth, rates)
+        report = validate(args.spec, args.min_depth, rates, args.workers)
     except (OSError, ValueError, TypeError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
