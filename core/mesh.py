@@ -994,6 +994,17 @@ def _contact_order(qi, ti, depth, nq, nt):
     return order
 
 
+_CYC = np.array([1, 2, 0, 1])
+
+
+def _cross_rows(x, y):
+    """Row-wise cross products of (N, 3) arrays: ``np.cross``'s values (the same products and
+    differences: x1 y2 - x2 y1, ...) with 5 numpy calls instead of ~15."""
+    xe = x.take(_CYC, 1)
+    ye = y.take(_CYC, 1)
+    return xe[:, :3] * ye[:, 1:] - xe[:, 1:] * ye[:, :3]
+
+
 def _ray_triangle_many(o, d, a, b, c):
     """Möller-Trumbore ray-triangle intersection, vectorised over N rays/triangles.
 
@@ -1003,13 +1014,13 @@ def _ray_triangle_many(o, d, a, b, c):
     """
     e1 = b - a
     e2 = c - a
-    pv = np.cross(d, e2)
+    pv = _cross_rows(d, e2)
     det = np.einsum("ij,ij->i", e1, pv)
     ok = det != 0.0
     inv = 1.0 / np.where(ok, det, 1.0)
     s = o - a
     u = np.einsum("ij,ij->i", s, pv) * inv
-    qv = np.cross(s, e1)
+    qv = _cross_rows(s, e1)
     w = np.einsum("ij,ij->i", d, qv) * inv
     t = np.einsum("ij,ij->i", e2, qv) * inv
     hit = ok & (u >= 0.0) & (w >= 0.0) & (u + w <= 1.0)
