@@ -198,9 +198,10 @@ def walkthrough_many(mesh, paths, settings: ControllerSettings | None = None, sp
     workers : processes sharing the characters (default 1: this process only). With
     ``workers > 1`` the characters are dealt round-robin into ``workers`` shares; this
     process walks the first and processes forked from it (copy-on-write: the mesh is not
-    copied or pickled) walk the others, each share in lock-step. The reports are the same,
-    bit for bit, as with ``workers=1``: a character's mesh answers do not depend on the batch
-    it is in. Where ``fork`` is unavailable (Windows) the walk runs in this process. Do not
+    copied or pickled) walk the others, each share in lock-step. The reports are those of
+    ``workers=1``, in the same order: a character's mesh answers do not depend on the batch
+    it is in (bit for bit with this numpy, as the tests check; see the note above on float
+    rounding). Where ``fork`` is unavailable (Windows) the walk runs in this process. Do not
     use from inside Blender's UI process (forking it is unsafe); headless pipelines can.
     """
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
@@ -269,6 +270,7 @@ def _walk_forked(ctrl, paths, speed, dt, max_time, workers):
             try:
                 got = recv.recv()
             except EOFError:
+                proc.join(timeout=5.0)  # reap it, so that its exit code is known
                 raise RuntimeError(
                     f"walkthrough_many: worker process exited with code {proc.exitcode} "
                     "before returning its reports") from None
