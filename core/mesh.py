@@ -999,7 +999,9 @@ _CYC = np.array([1, 2, 0, 1])
 
 def _cross_rows(x, y):
     """Row-wise cross products of (N, 3) arrays: ``np.cross``'s values (the same products and
-    differences: x1 y2 - x2 y1, ...) with 5 numpy calls instead of ~15."""
+    differences: x1 y2 - x2 y1, ...) with 5 numpy calls instead of ~15. Row-major and
+    contiguous, unlike ``sweep._xprod`` on transposed views: the einsum dot products that
+    follow sum in an order that depends on their operands' strides."""
     xe = x.take(_CYC, 1)
     ye = y.take(_CYC, 1)
     return xe[:, :3] * ye[:, 1:] - xe[:, 1:] * ye[:, :3]

@@ -318,12 +318,8 @@ class _Walker:
         if kmax > 1:
             tail[:, :-1] = np.cumsum(segh[:, ::-1], axis=1)[:, ::-1]
         self.tail = tail
-        if max_time is None:
-            mt = default_max_time_many(length, speed)
-        else:
-            mt = np.broadcast_to(np.asarray(max_time, float), (n,)).copy()
-            if not np.isfinite(mt).all() or (mt < 0).any():
-                raise ValueError("max_time must be finite and >= 0")
+        # max_time: (n,) seconds validated by walkthrough_many, or None (the default)
+        mt = default_max_time_many(length, speed) if max_time is None else max_time
         self.max_time = mt
         self.max_steps = np.ceil(mt / dt - 1e-9).astype(np.int64)
         lo, _hi = ctrl.mesh.aabb

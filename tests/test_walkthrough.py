@@ -212,6 +212,10 @@ def test_validation():
         walkthrough(mesh, PATH, dt=0)
     with pytest.raises(ValueError, match="speed"):
         walkthrough(mesh, PATH, speed=-1)
+    for bad in (-0.1, np.nan, np.inf, [1.0, -1.0]):
+        for workers in (1, 2):  # checked before any process is forked
+            with pytest.raises(ValueError, match="max_time must be finite and >= 0"):
+                walkthrough_many(mesh, [PATH, PATH], max_time=bad, workers=workers)
     assert walkthrough_many(mesh, []) == []
 
 
