@@ -20,3 +20,22 @@ def test_bench_includes_optional_walk_rows(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "tools.bench_walk", fake)
     assert bench.main(["--quick", "--queries", "4", "--scenes", "soup_small"]) == 0
     assert "walk-through test row" in capsys.readouterr().out
+
+
+def test_walk_scaling_rows_count_every_characters_frames(monkeypatch):
+    # a flat 40 m square: every character walks the whole max_time (no goal within reach)
+    import numpy as np
+
+    from core.mesh import TriangleMesh
+    from tools import bench_walk
+
+    v = np.array([[-20.0, -20.0, 0.0], [20.0, -20.0, 0.0], [20.0, 20.0, 0.0], [-20.0, 20.0, 0.0]])
+    mesh = TriangleMesh(v, np.array([[0, 1, 2], [0, 2, 3]]))
+    # a clock read twice per walk: the three walks take 1 s, 3 s and 7 s
+    ticks = iter([0.0, 1.0, 10.0, 13.0, 20.0, 27.0])
+    monkeypatch.setattr(bench_walk, "time", types.SimpleNamespace(perf_counter=lambda: next(ticks)))
+    rows = bench_walk.scaling(mesh, sizes=(2, 4, 8), seconds=0.25, repeats=1)
+    assert [r[:3] for r in rows] == [(2, 30, 1.0), (4, 60, 3.0), (8, 120, 7.0)]  # 15 frames each
+    assert [r[3] for r in rows] == [1.0 / 15 * 1e3, 3.0 / 15 * 1e3, 7.0 / 15 * 1e3]
+    assert np.isnan(rows[0][4])  # no previous size
+    assert [r[4] for r in rows[1:]] == [15.0, 15.0]  # (60 - 30) / (3 - 1), (120 - 60) / (7 - 3)

@@ -7,7 +7,8 @@ machine with several cores, shared among that many processes (``workers=``). Tar
 (issue 4) on the ~1M-triangle terrain: >= 2,000 steps/s for one agent, >= 50,000
 agent-steps/s for 256.
 
-Standalone:  python tools/bench_walk.py [--quick] [--scene terrain_1M]
+Standalone:  python tools/bench_walk.py [--quick] [--scene terrain_1M] [--scaling]
+(``--scaling``: agent-steps per second against the number of characters, in one process.)
 """
 
 from __future__ import annotations
@@ -99,10 +100,47 @@ def rows(scene_name, mesh, quick):
     return out
 
 
+def scaling(mesh, sizes=(32, 64, 128, 256, 512, 1024), seconds=2.5, length=12.0, seed=2,
+            dt=1.0 / 60.0, repeats=2):
+    """Agent-steps per second against the batch size, in one process.
+
+    Every character walks for ``seconds`` (``max_time``), so that the few characters still
+    walking after the others have arrived do not weigh on a size. Returns a list of
+    (agents, agent-steps, seconds (best of ``repeats``), ms per lock-step frame, marginal
+    agent-steps per second from the previous size): the marginal rate is the batch's
+    ceiling, what one more character costs once the per-frame fixed cost is paid.
+    """
+    s = ControllerSettings()
+    paths = surface_paths(mesh, max(sizes), length=length, seed=seed)
+    ctrl = CharacterController(mesh, s)
+    walkthrough_many(mesh, paths[:1], s, dt=dt, max_time=0.1, controller=ctrl)  # warm-up
+    out = []
+    prev = None
+    for n in sizes:
+        if n > len(paths):
+            break
+        best = np.inf
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            reps = walkthrough_many(mesh, paths[:n], s, dt=dt, max_time=seconds,
+                                    controller=ctrl)
+            best = min(best, time.perf_counter() - t0)
+        steps = sum(len(r.trace) - 1 for r in reps)
+        frames = max(len(r.trace) - 1 for r in reps)
+        marginal = np.nan
+        if prev is not None and best > prev[1]:
+            marginal = (steps - prev[0]) / (best - prev[1])
+        out.append((n, steps, best, best / frames * 1e3, marginal))
+        prev = (steps, best)
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--scene", default=None)
+    ap.add_argument("--scaling", action="store_true",
+                    help="agent-steps/s against the number of characters, one process")
     args = ap.parse_args(argv)
     from tools import scenes
 
@@ -113,6 +151,15 @@ def main(argv=None):
     t0 = time.perf_counter()
     mesh = TriangleMesh(*table[name]())
     print(f"{name}: {mesh.n_triangles} triangles, built in {time.perf_counter() - t0:.1f} s")
+    if args.scaling:
+        sizes = (8, 16, 32) if args.quick else (32, 64, 128, 256, 512, 1024)
+        print("| agents | agent-steps | s | ms/frame | agent-steps/s | marginal agent-steps/s |")
+        print("|---|---|---|---|---|---|")
+        for n, steps, el, ms, marginal in scaling(mesh, sizes, seconds=1.0 if args.quick
+                                                  else 2.5):
+            m = "" if np.isnan(marginal) else f"{marginal:,.0f}"
+            print(f"| {n} | {steps} | {el:.3f} | {ms:.2f} | {steps / el:,.0f} | {m} |")
+        return
     for label, value in rows(name, mesh, args.quick):
         print(f"| {label} | {value} |")
 
