@@ -39,3 +39,20 @@ def test_walk_scaling_rows_count_every_characters_frames(monkeypatch):
     assert [r[3] for r in rows] == [1.0 / 15 * 1e3, 3.0 / 15 * 1e3, 7.0 / 15 * 1e3]
     assert np.isnan(rows[0][4])  # no previous size
     assert [r[4] for r in rows[1:]] == [15.0, 15.0]  # (60 - 30) / (3 - 1), (120 - 60) / (7 - 3)
+
+
+def test_walk_rows_report_the_fastest_of_their_repeats(monkeypatch):
+    import numpy as np
+
+    from core.mesh import TriangleMesh
+    from tools import bench_walk
+
+    v = np.array([[-20.0, -20.0, 0.0], [20.0, -20.0, 0.0], [20.0, 20.0, 0.0], [-20.0, 20.0, 0.0]])
+    mesh = TriangleMesh(v, np.array([[0, 1, 2], [0, 2, 3]]))
+    _rate, steps1, calls1, _reps = bench_walk.measure(mesh, 2, 2.0, seed=1, repeats=1)
+    ticks = iter([0.0, 5.0, 10.0, 12.0, 20.0, 27.0])  # three walks: 5 s, 2 s, 7 s
+    monkeypatch.setattr(bench_walk, "time", types.SimpleNamespace(perf_counter=lambda: next(ticks)))
+    rate, steps, calls, reps = bench_walk.measure(mesh, 2, 2.0, seed=1, repeats=3)
+    assert len(reps) == 2 and steps == sum(len(r.trace) - 1 for r in reps) == steps1 > 0
+    assert rate == steps / 2.0
+    assert calls == calls1 > 0  # one walk's mesh calls, not the three walks' sum
