@@ -66,14 +66,24 @@ def measure(mesh, n_agents, length, seed=0, dt=1.0 / 60.0, settings=None, worker
     paths = surface_paths(mesh, n_agents, length=length, seed=seed)
     ctrl = CharacterController(mesh, s)
     walkthrough_many(mesh, paths[:1], s, dt=dt, max_time=0.1, controller=ctrl)  # warm-up
-    best = np.inf
-    for _ in range(repeats):
+
+    def walk():
         ctrl.mesh_calls = 0
-        t0 = time.perf_counter()
-        reps = walkthrough_many(mesh, paths, s, dt=dt, controller=ctrl, workers=workers)
-        best = min(best, time.perf_counter() - t0)
+        return walkthrough_many(mesh, paths, s, dt=dt, controller=ctrl, workers=workers)
+
+    best, reps = _fastest(walk, repeats)
     steps = sum(len(r.trace) - 1 for r in reps)
     return steps / best, steps, ctrl.mesh_calls, reps
+
+
+def _fastest(walk, repeats):
+    """(the least of ``repeats`` timings of ``walk()``, the last walk's result)."""
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = walk()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
 
 
 def rows(scene_name, mesh, quick):
@@ -126,12 +136,9 @@ def scaling(mesh, sizes=(32, 64, 128, 256, 512, 1024), seconds=2.5, length=12.0,
     for n in sizes:
         if n > len(paths):
             break
-        best = np.inf
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            reps = walkthrough_many(mesh, paths[:n], s, dt=dt, max_time=seconds,
-                                    controller=ctrl)
-            best = min(best, time.perf_counter() - t0)
+        some = paths[:n]
+        best, reps = _fastest(lambda some=some: walkthrough_many(
+            mesh, some, s, dt=dt, max_time=seconds, controller=ctrl), repeats)
         steps = sum(len(r.trace) - 1 for r in reps)
         frames = max(len(r.trace) - 1 for r in reps)
         marginal = np.nan
