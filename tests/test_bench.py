@@ -3,7 +3,16 @@
 import sys
 import types
 
-from tools import bench
+import numpy as np
+
+from core.mesh import TriangleMesh
+from tools import bench, bench_walk
+
+
+def _flat_square():
+    """A flat 40 m square at z = 0: a character walking on it never meets anything."""
+    v = np.array([[-20.0, -20.0, 0.0], [20.0, -20.0, 0.0], [20.0, 20.0, 0.0], [-20.0, 20.0, 0.0]])
+    return TriangleMesh(v, np.array([[0, 1, 2], [0, 2, 3]]))
 
 
 def test_bench_quick_runs_and_agrees_with_brute_force(capsys):
@@ -23,14 +32,7 @@ def test_bench_includes_optional_walk_rows(monkeypatch, capsys):
 
 
 def test_walk_scaling_rows_count_every_characters_frames(monkeypatch):
-    # a flat 40 m square: every character walks the whole max_time (no goal within reach)
-    import numpy as np
-
-    from core.mesh import TriangleMesh
-    from tools import bench_walk
-
-    v = np.array([[-20.0, -20.0, 0.0], [20.0, -20.0, 0.0], [20.0, 20.0, 0.0], [-20.0, 20.0, 0.0]])
-    mesh = TriangleMesh(v, np.array([[0, 1, 2], [0, 2, 3]]))
+    mesh = _flat_square()  # every character walks the whole max_time (no goal within reach)
     # a clock read twice per walk: the three walks take 1 s, 3 s and 7 s
     ticks = iter([0.0, 1.0, 10.0, 13.0, 20.0, 27.0])
     monkeypatch.setattr(bench_walk, "time", types.SimpleNamespace(perf_counter=lambda: next(ticks)))
@@ -42,13 +44,7 @@ def test_walk_scaling_rows_count_every_characters_frames(monkeypatch):
 
 
 def test_walk_rows_report_the_fastest_of_their_repeats(monkeypatch):
-    import numpy as np
-
-    from core.mesh import TriangleMesh
-    from tools import bench_walk
-
-    v = np.array([[-20.0, -20.0, 0.0], [20.0, -20.0, 0.0], [20.0, 20.0, 0.0], [-20.0, 20.0, 0.0]])
-    mesh = TriangleMesh(v, np.array([[0, 1, 2], [0, 2, 3]]))
+    mesh = _flat_square()
     _rate, steps1, calls1, _reps = bench_walk.measure(mesh, 2, 2.0, seed=1, repeats=1)
     ticks = iter([0.0, 5.0, 10.0, 12.0, 20.0, 27.0])  # three walks: 5 s, 2 s, 7 s
     monkeypatch.setattr(bench_walk, "time", types.SimpleNamespace(perf_counter=lambda: next(ticks)))
