@@ -24,6 +24,19 @@ def _scene(offset):
     return TriangleMesh(verts, tris)
 
 
+def _equals_brute_force(mesh, batch, a, b, r, d, rows):
+    """Assert batch rows' first hits (time, triangle) equal brute force; count the hits."""
+    n_hits = 0
+    for i in rows:
+        truth = brute_sweep(mesh, a[i], b[i], r[i], d[i])
+        if truth is None:
+            assert batch.triangle[i] == -1
+        else:
+            n_hits += 1
+            assert batch.time[i] == truth[0] and batch.triangle[i] == truth[1]
+    return n_hits
+
+
 @pytest.mark.parametrize("offset", [(0.0, 0.0, 0.0), (1e4, -1e4, 5e3)])
 def test_batched_and_single_sweeps_equal_brute_force(offset):
     mesh = _scene(np.asarray(offset))
@@ -55,12 +68,7 @@ def test_pruned_rounds_exercised_and_exact():
     hi = np.maximum(np.maximum(a, b), np.maximum(a + d, b + d)) + r[:, None]
     qi, _ = mesh.bvh.query_many_box6(np.concatenate([hi, -lo], 1))
     assert qi.size > max(SWEEP_PRUNE_MIN_PAIRS, 2 * SWEEP_CULL_CHUNK)
-    for i in range(0, len(a), 3):
-        truth = brute_sweep(mesh, a[i], b[i], r[i], d[i])
-        if truth is None:
-            assert batch.triangle[i] == -1
-        else:
-            assert batch.time[i] == truth[0] and batch.triangle[i] == truth[1]
+    _equals_brute_force(mesh, batch, a, b, r, d, range(0, len(a), 3))
 
 
 def test_grazing_and_sliding_are_misses_on_the_mesh():
@@ -93,12 +101,7 @@ def test_small_batches_take_the_lean_route_and_equal_brute_force(offset):
             np.testing.assert_array_equal(small.triangle, large.triangle[s])
             np.testing.assert_array_equal(small.normal, large.normal[s])
             np.testing.assert_array_equal(small.point, large.point[s])
-    for i in range(24):
-        truth = brute_sweep(mesh, a[i], b[i], r[i], d[i])
-        if truth is None:
-            assert large.triangle[i] == -1
-        else:
-            assert large.time[i] == truth[0] and large.triangle[i] == truth[1]
+    _equals_brute_force(mesh, large, a, b, r, d, range(24))
 
 
 def test_empty_batches_return_empty_results():
@@ -226,12 +229,4 @@ def test_ground_probes_and_snaps_on_terrain_equal_brute_force(offset):
             V.append(np.broadcast_to(mv, (m, 3)))
     a, b, r, v = (np.concatenate(x) for x in (A, B, R, V))
     batch = mesh.sweep_capsule_many(a, b, r, v)
-    n_hits = 0
-    for i in range(len(a)):
-        truth = brute_sweep(mesh, a[i], b[i], r[i], v[i])
-        if truth is None:
-            assert batch.triangle[i] == -1
-        else:
-            n_hits += 1
-            assert batch.time[i] == truth[0] and batch.triangle[i] == truth[1]
-    assert n_hits > len(a) // 4
+    assert _equals_brute_force(mesh, batch, a, b, r, v, range(len(a))) > len(a) // 4
