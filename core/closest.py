@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import as_point
-from .constants import PARALLEL_SIN2
+from .constants import PARALLEL_SIN2, SLIVER_REL2
 
 __all__ = [
     "closest_point_segment",
@@ -70,6 +70,21 @@ def _cross(u, v):
     ue = u[_CYCLIC]
     ve = v[_CYCLIC]
     return ue[:3] * ve[1:] - ue[1:] * ve[:3]
+
+
+def _drop_sliver_normal(n, ee):
+    """n, or 0 where the triangle is a sliver: |n|^2 <= SLIVER_REL2 * (longest |E|^2)^2.
+
+    A zero normal selects the kernels' degenerate path (the union of the three edges), so a
+    sliver behaves as the segment it nearly is (see SLIVER_REL2). Other triangles keep n
+    bit for bit (multiplied by 1.0)."""
+    emax = ee.max(0)
+    return n * (_dot(n, n) > SLIVER_REL2 * (emax * emax))
+
+
+def _long_edge(ee):
+    """(3, ...) bool one-hot of each triangle's longest edge (first on ties)."""
+    return ee.argmax(0) == _EDGE_INDEX.reshape((3,) + (1,) * (ee.ndim - 1))
 
 
 def _clamp01(x):
@@ -129,7 +144,9 @@ def _triangle_setup(B, C):
     O[:, 1] = B
     O[:, 2] = C
     E = O[:, _NEXT_VERTEX] - O
-    return n, _dot(n, n), O, E, _dot(E, E), _cross(n[:, None], E)
+    ee = _dot(E, E)
+    n = _drop_sliver_normal(n, ee)
+    return n, _dot(n, n), O, E, ee, _cross(n[:, None], E)
 
 
 def _point_triangle(P, tri):
@@ -145,13 +162,18 @@ def _point_triangle(P, tri):
     n, nn, O, E, ee, M = tri
     X = P[:, None] - O[:, :, None]  # (3, 3 edges, K, ...)
     Ek = E[:, :, None]
-    t = _clamp01(_dot(X, Ek) / ee[:, None])  # RTCD 5.1.2: t = clamp((p - a).ab / ab.ab)
+    f = _dot(X, Ek)  # (3, K, ...)
+    t = _clamp01(f / ee[:, None])  # RTCD 5.1.2: t = clamp((p - a).ab / ab.ab)
     Rv = X - t * Ek
     d2_edges = _dot(Rv, Rv)  # (3, K, ...)
     one_hot = d2_edges.argmin(0) == _EDGE_INDEX.reshape((3,) + (1,) * (d2_edges.ndim - 1))
     d2 = d2_edges.min(0)
     R = (Rv * one_hot).sum(1)
+    # span guard (see _segment_triangle): inside also needs the projection onto the longest
+    # edge within that edge
+    f_long = (f * _long_edge(ee)[:, None]).sum(0)
     inside = (_dot(X, M[:, :, None]).min(0) >= 0.0) & (nn > 0.0)
+    inside &= (f_long >= 0.0) & (f_long <= ee.max(0)[None])
     height = _dot(P, n[:, None])  # (K, ...), signed distance * |n|
     coef = height / nn
     R = np.where(inside, coef * n[:, None], R)
@@ -187,9 +209,11 @@ def _triangle_record(A, B, C, out=None):
     n = _cross(Bv, Cv)
     n -= (_dot(n, Bv) / np.maximum(_dot(Bv, Bv), _FLOAT_TINY)) * Bv
     E[:, 1] = Cv - Bv
+    ee = T[_REC_EE]
+    ee[:] = _dot(E, E)
+    n = _drop_sliver_normal(n, ee)
     G[:, 0] = n
     G[:, 1:] = _cross(n[:, None], E)
-    T[_REC_EE] = _dot(E, E)
     T[_REC_MOFF][0] = 0.0
     T[_REC_MOFF][1] = _dot(Bv, G[:, 2])
     T[_REC_MOFF][2] = _dot(Cv, G[:, 3])
@@ -231,16 +255,6 @@ def _segment_triangle(P, Q, T):
     H = (Y[:, :, None] * G[:, None]).sum(0)  # (2 ends, 4, N): h = Y.n, Y.M_i
     h = H[:, 0]
     g = H[:, 1:] - T[_REC_MOFF]  # (2, 3, N) >= 0 inside edge i's half-plane
-    ok = nn > 0.0
-    gmin = g.min(1)
-    inside = (gmin >= 0.0) & ok  # (2, N): endpoint projects into the face
-    h0 = h[0]
-    h1 = h[1]
-    dh = h0 - h1
-    tc = h0 / dh  # plane crossing parameter
-    gx = g[0] + tc * (g[1] - g[0])
-    crossing = (h0 * h1 <= 0.0) & (dh != 0.0) & (gx.min(0) >= 0.0) & ok
-    coef = np.where(inside, h / nn, 0.0)  # face candidates: W = coef * n
     # segment vs the three edges (Ericson RTCD 5.1.9), stacked (3 comp, 3 edges, N)
     X = np.empty((3, 2, 3) + shape[1:])  # Y_j - O_i, (3 comp, 2 ends, 3 edges, N)
     X[:, :, 0] = Y
@@ -248,6 +262,24 @@ def _segment_triangle(P, Q, T):
     np.add(Y, E[:, None, 2], out=X[:, :, 2])
     Ek = E[:, None]
     fY = _dot(X, Ek)  # (2, 3, N)
+    # Span guard: a point of the face projects onto the line of the triangle's longest edge
+    # within that edge (the other two angles are acute). Redundant in exact arithmetic, it
+    # stops the rounding of the edge half-plane tests (~eps * scale) from stretching a thin
+    # triangle's face along its line, ~eps * scale / sin(smallest angle) past its corners.
+    f_long = (fY * _long_edge(ee)).sum(1)  # (2, N): (Y - O_long) . E_long
+    ee_long = ee.max(0)
+    ok = nn > 0.0
+    gmin = g.min(1)
+    inside = (gmin >= 0.0) & ok & (f_long >= 0.0) & (f_long <= ee_long)  # (2, N)
+    h0 = h[0]
+    h1 = h[1]
+    dh = h0 - h1
+    tc = h0 / dh  # plane crossing parameter
+    gx = g[0] + tc * (g[1] - g[0])
+    fx = f_long[0] + tc * (f_long[1] - f_long[0])
+    crossing = (h0 * h1 <= 0.0) & (dh != 0.0) & (gx.min(0) >= 0.0) & ok
+    crossing &= (fx >= 0.0) & (fx <= ee_long)
+    coef = np.where(inside, h / nn, 0.0)  # face candidates: W = coef * n
     # ends vs edges (RTCD 5.1.2): t = clamp((Y - O).E / E.E)
     WY = X - _clamp01(fY / ee) * Ek
     R = X[:, 0]

@@ -174,3 +174,25 @@ SWEEP_FEW_QUERIES = 4
 # ``_HoodCache``), and re-queries the mesh's hierarchy only when a frame leaves it. Trades
 # candidates tested per sweep against hierarchy queries; answers do not depend on it.
 HOOD_MARGIN = 0.4
+
+# Dimensionless, relative squared width. A triangle whose normal n = (b - a) x (c - a)
+# satisfies |n|^2 <= SLIVER_REL2 * e^4 (e its longest edge), i.e. whose width across its
+# longest edge is at most 1e-10 e, is a sliver and every query treats it as the segment (or
+# point) it nearly is: closest points, contacts and sweeps take the degenerate path (the union
+# of its edges), rays skip it, classification calls it a WALL like a zero-area face.
+# Derivation: a float64 cross product of edges no longer than e carries an absolute rounding
+# error of |dn| <= 2 sqrt(3) eps e^2 ~ 7.7e-16 e^2 (two rounded products and a difference per
+# component), so the unit normal of a triangle of relative width s = |n| / e^2 is only known
+# to ~7.7e-16 / s rad: at s = 1e-10 to 7.7e-6 rad, below that it degrades to noise (at
+# s ~ 1e-16, the cross product of a vertex computed "on" the line of the other two, it is
+# pure rounding). Treating a triangle of width w = s e as its edges moves any distance by at
+# most w / 2 = 5e-11 e (and by w^2 / (8 d) at distance d), far below CONTACT_SLOP for any
+# level-sized triangle. A vertex authored on the line of two others lands off it by the
+# rounding of its coordinates: relative ~1e-16 near the origin and ~1e-12 m absolute at 10 km,
+# so such slivers of 1 cm and more are caught everywhere within 10 km.
+# DEGENERATE_REL2 (1e-24, s = 1e-12) was the zero-area test of the mesh culls and the
+# walkability classes but not of the kernels (which only took an exactly zero normal as
+# degenerate); the sliver failures themselves came from the face-region test, whose edge
+# half-plane rounding stretched a thin face along its line (the span guard in
+# core/closest.py). Pinned by tests/test_slivers.py.
+SLIVER_REL2 = 1e-20

@@ -30,9 +30,9 @@ from .closest import _REC_A as _KREC_A
 from .closest import REC_FIELDS, _rows, _segment_triangle, _triangle_record
 from .constants import (
     CAPSULE_CULL_CHUNK,
-    DEGENERATE_REL2,
     MESH_CULL_REL,
     PLANE_SLACK_REL,
+    SLIVER_REL2,
     SWEEP_CULL_CHUNK,
     SWEEP_FEW_QUERIES,
     SWEEP_LOWER_PRUNE_MIN_PAIRS,
@@ -208,7 +208,7 @@ class TriangleMesh:
         e2 -= e1  # now C - B
         np.maximum(emax, np.einsum("ij,ij->i", e2, e2), out=emax)
         del e1, e2
-        degenerate = n2 <= DEGENERATE_REL2 * emax * emax
+        degenerate = n2 <= SLIVER_REL2 * emax * emax  # zero-area or sliver: no normal
         length = np.sqrt(n2, out=n2)
         length[degenerate] = 0.0
         inv = np.divide(1.0, length, out=np.zeros_like(length), where=~degenerate)
@@ -384,7 +384,7 @@ class TriangleMesh:
         triangle) leaves the bounding-sphere bound. Like the plane-slab rejects
         (``_sweep_windows``' normal axis, ``_capsule_pairs``), it takes the triangle to lie in
         its stored plane: vertex offsets ~1e-16 |e| / sin(smallest angle),
-        inside ``pad``'s margin except for slivers near DEGENERATE_REL2. Ground probes (short
+        inside ``pad``'s margin except for slivers near SLIVER_REL2. Ground probes (short
         sweeps of an upright capsule standing on a floor): ~65 % of the bounding-sphere
         test's pairs on terrain_1M. A NaN keeps the pair.
         """

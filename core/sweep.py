@@ -256,8 +256,12 @@ def _kernel(p, q, r, v, T, want=None):
     t_hit = times.reshape(-1).take(k * n + rows)
 
     # ---- starts penetrating? ----------------------------------------------------------------
-    # the segment crosses the triangle's interior: distance 0 (raw winding-normal offsets)
-    nondegenerate = nn > tt2
+    # the segment crosses the triangle's interior: distance 0 (raw winding-normal offsets).
+    # Only faces wider than the thin tolerance (okn): a segment crossing a thinner face passes
+    # within its width (<= 3.2e-6 r) of an edge, so dist2_0 already says it penetrates, and
+    # the edge half-plane tests of a thin face are too coarse to trust near its corners (they
+    # stretch the face along its line by ~eps * scale / width; tests/test_slivers.py).
+    nondegenerate = okn
     h01 = _dot(Y, nrm[:, None])
     h0 = h01[0]
     h1 = h01[1]
