@@ -28,10 +28,23 @@ PLANE_SLACK_REL = 0.5
 # vertical (90 deg from up) in which a face counts as a WALL rather than STEEP or CEILING.
 WALL_TOLERANCE_DEG = 5.0
 
-# Radians. classify_triangles counts a face whose slope is within this of the limit as AT the
-# limit (walkable): vertices built from sin/cos of the limit angle land ~1e-16 rad off it.
-# Far below the 1e-9 rad that must decide either way (tests/test_walkability.py).
-SLOPE_LIMIT_TOL_RAD = 1e-12
+# Radians. A face whose slope is within this of the limit counts as AT the limit (walkable),
+# in classify_triangles, ControllerSettings.cos_max_slope (the controller, the walk events)
+# and the audits. Faces are authored at the limit in float32 (Blender stores vertices so) and
+# moved around in float64; the tolerance must cover the tilt that rounding gives such a face.
+# Derivation: float32 coordinates within 100 m of the origin are rounded by at most half an
+# ulp, 2**-17 m ~ 3.8e-6 m (|x| in [64, 128)), so each vertex moves by at most
+# sqrt(3) * 3.8e-6 = 6.6e-6 m. Tilting a plane by moving its three vertices by at most d
+# turns its normal by at most ~3 d / h, h the face's smallest altitude: 9.9e-5 rad for
+# h = 0.2 m, so 1e-4 rad covers every float32 face at least 0.2 m across within 100 m (and
+# larger faces farther out: the tilt shrinks with h). float64 at 10 km rounds by
+# 9.1e-13 m: 1.4e-11 rad for the same face, far inside. The other side: a face 0.05 deg
+# (8.7e-4 rad) steeper than the limit stays STEEP with float32 rounding on top
+# (8.7e-4 - 1e-4 - 1e-4 > 0). Was 1e-12 rad: a float32 45 deg ramp within 50 m was not
+# walkable at 45 deg in 5 of 24 positions, and the sample level moved 10 km away flipped
+# ramp_45deg to slope_too_steep. Pinned by tests/test_walkability.py (float32 ramps at 100
+# positions within 100 m, float64 ramps at 10 km, +0.05 deg steeper).
+SLOPE_LIMIT_TOL_RAD = 1e-4
 
 # ---------------------------------------------------------------- character controller
 # (core/controller.py, core/walkthrough.py, core/audits.py)

@@ -2,7 +2,8 @@
 
 With theta the angle between a face's normal (by winding) and ``up`` (DESIGN.md):
 WALKABLE when theta <= max_slope_deg; WALL when |theta - 90| <= wall_tolerance_deg;
-CEILING when theta > 90 + wall_tolerance_deg; STEEP otherwise. Zero-area faces are WALL.
+CEILING when theta > 90 + wall_tolerance_deg; STEEP otherwise. Zero-area faces and slivers
+(core.constants.SLIVER_REL2) are WALL.
 
 theta is computed as ``atan2(|n x up|, n . up)`` from the un-normalised edge cross product
 (accurate to a few ulps at every angle, unlike ``arccos`` of a dot product near 0 and 180 deg).
@@ -13,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import as_point
-from .constants import DEGENERATE_REL2, SLOPE_LIMIT_TOL_RAD, WALL_TOLERANCE_DEG
+from .constants import SLIVER_REL2, SLOPE_LIMIT_TOL_RAD, WALL_TOLERANCE_DEG
 
 WALKABLE = 0
 STEEP = 1
@@ -32,7 +33,8 @@ def _angle_arg(value, name: str, lo: float, hi: float) -> float:
 
 
 def face_slopes(mesh, up=(0.0, 0.0, 1.0)) -> np.ndarray:
-    """(M,) float64 angle in radians between each face normal and ``up``; NaN for zero-area."""
+    """(M,) float64 angle in radians between each face normal and ``up``; NaN for zero-area
+    faces and slivers (core.constants.SLIVER_REL2), whose normal is rounding noise."""
     up = as_point(up, "up")
     n2u = float(up @ up)
     if n2u == 0.0:
@@ -47,7 +49,7 @@ def face_slopes(mesh, up=(0.0, 0.0, 1.0)) -> np.ndarray:
                    np.einsum("ij,ij->i", c - b, c - b))
     side = np.cross(cr, up)
     theta = np.arctan2(np.sqrt(np.einsum("ij,ij->i", side, side)), cr @ up)
-    theta[n2 <= DEGENERATE_REL2 * e * e] = np.nan
+    theta[n2 <= SLIVER_REL2 * e * e] = np.nan  # zero-area or sliver (SLIVER_REL2)
     return theta
 
 
@@ -55,8 +57,9 @@ def classify_triangles(mesh, max_slope_deg, up=(0.0, 0.0, 1.0),
                        wall_tolerance_deg=WALL_TOLERANCE_DEG) -> np.ndarray:
     """Classify every triangle of ``mesh`` (a TriangleMesh): (M,) int8 of WALKABLE..CEILING.
 
-    max_slope_deg : degrees in [0, 180]; a face exactly at the limit is WALKABLE
-        (within SLOPE_LIMIT_TOL_RAD), one 1e-9 rad steeper is not.
+    max_slope_deg : degrees in [0, 180]; a face at the limit is WALKABLE within
+        SLOPE_LIMIT_TOL_RAD (1e-4 rad: float32 vertices within 100 m, float64 within 10 km),
+        one 0.05 deg steeper is not.
     up : (3,) non-zero, any length. wall_tolerance_deg : degrees in [0, 90].
     """
     limit = np.radians(_angle_arg(max_slope_deg, "max_slope_deg", 0.0, 180.0))

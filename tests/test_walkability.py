@@ -1,10 +1,18 @@
-"""classify_triangles: codes, exactness at the slope limit, walls, ceilings, degenerate faces."""
+"""classify_triangles: codes, exactness at the slope limit, walls, ceilings, degenerate faces;
+the slope limit's tolerance on float32 and far-from-origin data (issue 12)."""
+
+import json
+import pathlib
 
 import numpy as np
 import pytest
 
+from core.constants import SLOPE_LIMIT_TOL_RAD
+from core.controller import ControllerSettings
 from core.mesh import TriangleMesh
+from core.obj import read_obj
 from core.walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
+from core.walkthrough import walkthrough
 from tools import scenes
 
 
@@ -24,12 +32,13 @@ def test_codes_are_exported_values():
     assert (WALKABLE, STEEP, WALL, CEILING) == (0, 1, 2, 3)
 
 
-def test_limit_is_walkable_and_1e9_rad_decides():
+def test_limit_is_walkable_and_the_tolerance_decides():
     for deg in (30.0, 45.0, 50.0, 60.0, 20.0):
         lim = np.radians(deg)
-        m = tilted([lim, lim - 1e-9, lim + 1e-9])
+        tol = SLOPE_LIMIT_TOL_RAD
+        m = tilted([lim, lim + 0.99 * tol, lim + 1.01 * tol, lim + np.radians(0.05)])
         out = classify_triangles(m, deg)
-        assert out.tolist() == [WALKABLE, WALKABLE, STEEP], deg
+        assert out.tolist() == [WALKABLE, WALKABLE, STEEP, STEEP], deg
         assert out.dtype == np.int8
 
 
@@ -37,7 +46,50 @@ def test_exact_45_degree_ramp_from_integer_vertices():
     v = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 1], [0, 1, 1]], float)
     m = TriangleMesh(v, [[0, 1, 2], [0, 2, 3]])
     assert classify_triangles(m, 45.0).tolist() == [WALKABLE, WALKABLE]
-    assert classify_triangles(m, 45.0 - 1e-7).tolist() == [STEEP, STEEP]
+    assert classify_triangles(m, 45.0 - 0.05).tolist() == [STEEP, STEEP]
+
+
+def _ramps(angle_deg, n, reach, dtype, seed):
+    """n ramp quads (2 triangles each) at ``angle_deg``, each with a random yaw, size
+    (0.3-3 m) and position within ``reach`` metres of the origin (or around ``reach`` when
+    reach >= 1e3), authored in float64 and stored as ``dtype`` (float32: Blender's vertices)."""
+    rng = np.random.default_rng(seed)
+    a = np.radians(angle_deg)
+    verts = []
+    for _ in range(n):
+        yaw = rng.uniform(0, 2 * np.pi)
+        fwd = np.array([np.cos(yaw), np.sin(yaw), 0.0])
+        side = np.array([-np.sin(yaw), np.cos(yaw), 0.0])
+        run, width = rng.uniform(0.3, 3.0, 2)
+        rise = run * np.tan(a)
+        up_ramp = fwd * run + np.array([0, 0, rise])
+        if reach >= 1e3:
+            o = np.array([reach, -reach, 0.5 * reach]) + rng.uniform(-100, 100, 3)
+        else:
+            o = rng.uniform(-1, 1, 3) * reach
+        quad = [o, o + width * side, o + width * side + up_ramp, o + up_ramp]
+        verts.extend(np.asarray(quad, dtype=dtype).astype(np.float64))
+    v = np.array(verts)
+    tris = (np.arange(n)[:, None, None] * 4 + np.array([[0, 2, 1], [0, 3, 2]])).reshape(-1, 3)
+    return TriangleMesh(v, tris)
+
+
+@pytest.mark.parametrize("dtype, reach", [(np.float32, 100.0), (np.float32, 50.0),
+                                          (np.float64, 1e4)], ids=["f32@100m", "f32@50m",
+                                                                   "f64@10km"])
+def test_ramps_at_the_limit_are_walkable_in_float32_and_far_away(dtype, reach):
+    """Issue 12 regression: with a 1e-12 rad tolerance a float32 45 deg ramp within 50 m was
+    not walkable at 45 deg in 5 of 24 positions. Classification and the controller's
+    (walk events', audits') cos_max_slope agree on it; 0.05 deg steeper is never walkable."""
+    for deg in (45.0, 30.0, 60.0):
+        m = _ramps(deg, 100, reach, dtype, seed=int(deg))
+        assert (classify_triangles(m, deg) == WALKABLE).all(), (deg, np.degrees(
+            face_slopes(m)).max())
+        cos_up = m.normals[:, 2]
+        assert (cos_up >= ControllerSettings(max_slope_deg=deg).cos_max_slope).all()
+        steeper = _ramps(deg + 0.05, 100, reach, dtype, seed=int(deg))
+        assert (classify_triangles(steeper, deg) == STEEP).all()
+        assert (steeper.normals[:, 2] < ControllerSettings(max_slope_deg=deg).cos_max_slope).all()
 
 
 def test_walls_ceilings_and_tolerance():
@@ -80,3 +132,29 @@ def test_block_ramps_either_side_of_limit():
         sel = np.abs(theta - ang) < 1e-6
         assert sel.any()
         assert (out[sel] == (WALKABLE if ang <= 45.0 else STEEP)).all(), ang
+
+
+@pytest.mark.parametrize("offset, dtype", [((1e4, 1e4, 0.0), np.float64),
+                                           ((1e4, -1e4, 100.0), np.float64),
+                                           ((41.3, -27.7, 3.1), np.float32),
+                                           ((-63.9, 88.1, -5.3), np.float32)],
+                         ids=["f64@10km", "f64@10km-b", "f32@50m", "f32@100m"])
+def test_sample_ramp_walks_keep_their_verdicts_far_away_and_in_float32(offset, dtype):
+    """Issue 12 regression: the sample level moved 10 km from the origin (or stored in
+    float32 near it) flipped ramp_45deg to slope_too_steep with the 1e-12 rad tolerance; the
+    walk events judge slopes with ControllerSettings.cos_max_slope (same tolerance)."""
+    root = pathlib.Path(__file__).resolve().parents[1] / "samples"
+    spec = json.loads((root / "sample_level.json").read_text())
+    v, t = read_obj(str(root / spec["mesh"]))[:2]
+    off = np.array(offset)
+    mesh = TriangleMesh((v + off).astype(dtype).astype(np.float64), t)
+    settings = ControllerSettings(**spec["settings"])
+    for path in spec["paths"]:
+        if not path["name"].startswith("ramp_"):
+            continue
+        report = walkthrough(mesh, np.array(path["points"]) + off, settings)
+        kinds = [e.kind for e in report.events]
+        if path["expect"] == "reached_goal":
+            assert report.reached_goal and "slope_too_steep" not in kinds, (path["name"], kinds)
+        else:
+            assert path["expect"] in kinds, (path["name"], kinds)
