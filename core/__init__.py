@@ -14,6 +14,7 @@ from .closest import (
 from .contact import capsule_capsule, capsule_triangle, sphere_triangle
 from .controller import CharacterController, ControllerSettings, MoveResult
 from .mesh import ContactBatch, SweepBatch, TriangleMesh
+from .sanity import SanityWarning, level_warnings
 from .shapes import Capsule, Contact, Hit
 from .sweep import sweep_capsule_triangle
 from .walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
@@ -63,4 +64,6 @@ __all__ = [
     "headroom_audit",
     "ledge_audit",
     "walkable_faces",
+    "level_warnings",
+    "SanityWarning",
 ]

@@ -209,3 +209,19 @@ HOOD_MARGIN = 0.4
 # half-plane rounding stretched a thin face along its line (the span guard in
 # core/closest.py). Pinned by tests/test_slivers.py.
 SLIVER_REL2 = 1e-20
+
+# ---------------------------------------------------------------- level sanity (core/sanity.py)
+# Dimensionless. "Wrong up axis" needs the area walkable along some other signed coordinate
+# axis to exceed SANITY_UP_AREA_RATIO times the area walkable along up, and to be at least
+# SANITY_UP_MIN_FRACTION of the level's area. A level the right way up has most walkable area
+# along up; a room has as much ceiling as floor (ratio 1) and walls split over four axes, so
+# 2 leaves margin; a Y-up export read as Z-up has ~0 walkable area along up.
+SANITY_UP_AREA_RATIO = 2.0
+SANITY_UP_MIN_FRACTION = 0.2
+# Character heights. The area-weighted median height of a level's wall faces above this many
+# character heights (90 m at 1.8 m) says centimetres: walls in a metre level are storeys and
+# cliffs of 2-40 m, a centimetre level's doors (180-220) and storeys (300) are 100+.
+SANITY_WALL_HEIGHTS = 50.0
+# Metres. A level larger than this across is not in metres (game worlds are at most a few tens
+# of kilometres across; 100 km is a 1 km level in centimetres).
+SANITY_MAX_EXTENT = 1e5

@@ -1,0 +1,84 @@
+"""core.sanity.level_warnings: a wrong up axis and centimetres are said in words; a metre
+Z-up level gets no warning (issue 12, "sanity warnings")."""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import core
+from core import ControllerSettings, TriangleMesh
+from core.obj import read_obj
+from core.sanity import SanityWarning, level_warnings
+from tools import scenes
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def sample():
+    v, t = read_obj(str(ROOT / "samples" / "sample_level.obj"))[:2]
+    return np.asarray(v, dtype=np.float64), np.asarray(t)
+
+
+def _codes(warnings):
+    return [w.code for w in warnings]
+
+
+def test_metre_z_up_levels_get_no_warning(sample):
+    assert level_warnings(TriangleMesh(*sample)) == []
+    assert level_warnings(TriangleMesh(*scenes.stairs_ramps_block())) == []
+    assert level_warnings(TriangleMesh(*scenes.terrain(30, seed=2))) == []
+    assert level_warnings(TriangleMesh(*sample), ControllerSettings(height=2.0)) == []
+
+
+def test_y_up_export_read_as_z_up_is_warned(sample):
+    v, t = sample
+    y_up = v[:, [0, 2, 1]] * np.array([1.0, 1.0, -1.0])  # (x, y, z) -> (x, z, -y): Y is up
+    warnings = level_warnings(TriangleMesh(y_up, t))
+    assert _codes(warnings) == ["up_axis"]
+    assert "+Y" in warnings[0].message and "up" in warnings[0].message
+    # the same level with the right up is fine
+    assert level_warnings(TriangleMesh(y_up, t), up=(0, 1, 0)) == []
+
+
+def test_upside_down_level_is_warned(sample):
+    v, t = sample
+    assert _codes(level_warnings(TriangleMesh(v, t), up=(0, 0, -1))) == ["up_axis"]
+
+
+def test_centimetre_level_is_warned(sample):
+    v, t = sample
+    warnings = level_warnings(TriangleMesh(v * 100.0, t))
+    assert _codes(warnings) == ["centimetres"]
+    assert "centimetres" in warnings[0].message
+    assert isinstance(warnings[0], SanityWarning)
+
+
+def test_very_large_extent_is_warned():
+    v, t = scenes.terrain(10, seed=1)
+    v = np.asarray(v, dtype=np.float64)
+    lo, hi = v.min(0), v.max(0)
+    span = float((hi - lo)[:2].max())
+    big = v.copy()
+    big[:, :2] *= 2e5 / span  # a flat-ish terrain 200 km across: no walls to judge by
+    big[:, 2] *= 1.0
+    codes = _codes(level_warnings(TriangleMesh(big, t)))
+    assert "centimetres" in codes
+
+
+def test_both_problems_at_once(sample):
+    v, t = sample
+    y_up_cm = v[:, [0, 2, 1]] * np.array([100.0, 100.0, -100.0])
+    codes = _codes(level_warnings(TriangleMesh(y_up_cm, t)))
+    assert codes == ["up_axis", "centimetres"]
+
+
+def test_bad_up_raises(sample):
+    with pytest.raises(ValueError, match="up"):
+        level_warnings(TriangleMesh(*sample), up=(0, 0, 0))
+
+
+def test_exported_from_core():
+    assert core.level_warnings is level_warnings
+    assert core.SanityWarning is SanityWarning
