@@ -32,9 +32,29 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import as_point
-from .constants import PARALLEL_SIN2, SLIVER_REL2
+from .constants import PARALLEL_SIN2
+from .records import (
+    FLOAT_TINY,
+    REC_A,
+    REC_E,
+    REC_EE,
+    REC_FIELDS,
+    REC_G,
+    REC_MOFF,
+    REC_NN,
+    as_rows,
+    cross3,
+    dot3,
+    drop_sliver_normal,
+    triangle_record,
+)
 
 __all__ = [
+    "REC_FIELDS",
+    "as_rows",
+    "segment_segment_kernel",
+    "segment_triangle_records",
+    "triangle_record",
     "closest_point_segment",
     "closest_points_segment_segment",
     "closest_point_triangle",
@@ -44,9 +64,7 @@ __all__ = [
     "closest_points_segment_triangle_many",
 ]
 
-# Smallest normal float64: a divisor guard against 0/0 (not a tolerance).
-_FLOAT_TINY = float(np.finfo(np.float64).tiny)
-_CYCLIC = np.array([1, 2, 0, 1])  # u[_CYCLIC][:3] = (u1, u2, u0), [1:] = (u2, u0, u1)
+_FLOAT_TINY = FLOAT_TINY
 _NEXT_VERTEX = np.array([1, 2, 0])
 _EDGE_INDEX = np.arange(3)
 
@@ -54,32 +72,6 @@ _EDGE_INDEX = np.arange(3)
 # ---------------------------------------------------------------------------------------------
 # component-major helpers (vectors are (3, ...) arrays)
 # ---------------------------------------------------------------------------------------------
-
-
-def _rows(x) -> np.ndarray:
-    """(3,) -> (3, 1); (N, 3) -> (3, N) view. No validation."""
-    x = np.asarray(x, dtype=np.float64)
-    return x.reshape(3, 1) if x.ndim == 1 else x.T
-
-
-def _dot(u, v):
-    return (u * v).sum(0)
-
-
-def _cross(u, v):
-    ue = u[_CYCLIC]
-    ve = v[_CYCLIC]
-    return ue[:3] * ve[1:] - ue[1:] * ve[:3]
-
-
-def _drop_sliver_normal(n, ee):
-    """n, or 0 where the triangle is a sliver: |n|^2 <= SLIVER_REL2 * (longest |E|^2)^2.
-
-    A zero normal selects the kernels' degenerate path (the union of the three edges), so a
-    sliver behaves as the segment it nearly is (see SLIVER_REL2). Other triangles keep n
-    bit for bit (multiplied by 1.0)."""
-    emax = ee.max(0)
-    return n * (_dot(n, n) > SLIVER_REL2 * (emax * emax))
 
 
 def _long_edge(ee):
@@ -97,7 +89,7 @@ def _clamp01(x):
 # ---------------------------------------------------------------------------------------------
 
 
-def _segment_segment(R, D1, D2):
+def segment_segment_kernel(R, D1, D2):
     """Closest points of segments p1 + s*D1 and p2 + t*D2 with R = p1 - p2 (Ericson RTCD 5.1.9).
 
     R, D1, D2 : (3, ...) broadcastable. Returns s, t (...), W = c1 - c2 (3, ...), dist2 (...).
@@ -110,14 +102,14 @@ def _segment_segment(R, D1, D2):
     Then, as in Ericson: t = clamp((b*s + f) / e), s = clamp((b*t - c) / a). Zero-length
     segments give 0/0 = NaN parameters which the NaN-ignoring clamp turns into 0.
     """
-    a = _dot(D1, D1)
-    e = _dot(D2, D2)
-    b = _dot(D1, D2)
-    c = _dot(D1, R)
-    f = _dot(D2, R)
-    N = _cross(D1, D2)
-    nn = _dot(N, N)
-    s_general = _dot(N, _cross(D2, R)) / nn
+    a = dot3(D1, D1)
+    e = dot3(D2, D2)
+    b = dot3(D1, D2)
+    c = dot3(D1, R)
+    f = dot3(D2, R)
+    N = cross3(D1, D2)
+    nn = dot3(N, N)
+    s_general = dot3(N, cross3(D2, R)) / nn
     # Parallel: segment 2 spans parameters [u0, u1] along segment 1.
     u0 = -c / a
     u1 = (b - c) / a
@@ -126,7 +118,7 @@ def _segment_segment(R, D1, D2):
     t = _clamp01((b * s + f) / e)  # Ericson 5.1.9: t = (b*s + f) / e, clamped
     s = _clamp01((b * t - c) / a)  # Ericson 5.1.9: s = (b*t - c) / a, clamped
     W = R + s * D1 - t * D2
-    return s, t, W, _dot(W, W)
+    return s, t, W, dot3(W, W)
 
 
 def _triangle_setup(B, C):
@@ -138,15 +130,15 @@ def _triangle_setup(B, C):
     M (3, 3, ...) in-plane inward edge normals n x E.
     """
     shape = np.broadcast_shapes(B.shape, C.shape)
-    n = _cross(B, C)
-    n = n - (_dot(n, B) / np.maximum(_dot(B, B), _FLOAT_TINY)) * B
+    n = cross3(B, C)
+    n = n - (dot3(n, B) / np.maximum(dot3(B, B), _FLOAT_TINY)) * B
     O = np.zeros((3, 3) + shape[1:])
     O[:, 1] = B
     O[:, 2] = C
     E = O[:, _NEXT_VERTEX] - O
-    ee = _dot(E, E)
-    n = _drop_sliver_normal(n, ee)
-    return n, _dot(n, n), O, E, ee, _cross(n[:, None], E)
+    ee = dot3(E, E)
+    n = drop_sliver_normal(n, ee)
+    return n, dot3(n, n), O, E, ee, cross3(n[:, None], E)
 
 
 def _point_triangle(P, tri):
@@ -162,67 +154,26 @@ def _point_triangle(P, tri):
     n, nn, O, E, ee, M = tri
     X = P[:, None] - O[:, :, None]  # (3, 3 edges, K, ...)
     Ek = E[:, :, None]
-    f = _dot(X, Ek)  # (3, K, ...)
+    f = dot3(X, Ek)  # (3, K, ...)
     t = _clamp01(f / ee[:, None])  # RTCD 5.1.2: t = clamp((p - a).ab / ab.ab)
     Rv = X - t * Ek
-    d2_edges = _dot(Rv, Rv)  # (3, K, ...)
+    d2_edges = dot3(Rv, Rv)  # (3, K, ...)
     one_hot = d2_edges.argmin(0) == _EDGE_INDEX.reshape((3,) + (1,) * (d2_edges.ndim - 1))
     d2 = d2_edges.min(0)
     R = (Rv * one_hot).sum(1)
-    # span guard (see _segment_triangle): inside also needs the projection onto the longest
+    # span guard (see segment_triangle_records): inside also needs the projection onto the longest
     # edge within that edge
     f_long = (f * _long_edge(ee)[:, None]).sum(0)
-    inside = (_dot(X, M[:, :, None]).min(0) >= 0.0) & (nn > 0.0)
+    inside = (dot3(X, M[:, :, None]).min(0) >= 0.0) & (nn > 0.0)
     inside &= (f_long >= 0.0) & (f_long <= ee.max(0)[None])
-    height = _dot(P, n[:, None])  # (K, ...), signed distance * |n|
+    height = dot3(P, n[:, None])  # (K, ...), signed distance * |n|
     coef = height / nn
     R = np.where(inside, coef * n[:, None], R)
     d2 = np.where(inside, height * coef, d2)
     return R, d2, inside
 
 
-# Rows of the per-triangle record (``_triangle_record``), component-major: a (F, N) float64
-# array whose slices reshape to (3, K, N) vector stacks. Everything is relative to vertex a.
-_REC_G = slice(0, 12)  # (3, 4): normal n, inward edge normals M0, M1, M2 (M_i = n x E_i)
-_REC_E = slice(12, 21)  # (3, 3): edge vectors E0 = B, E1 = C - B, E2 = -C (B = b - a, C = c - a)
-_REC_EE = slice(21, 24)  # |E_i|^2
-_REC_MOFF = slice(24, 27)  # O_i . M_i, edge origins O = (0, B, C)
-_REC_NN = 27  # |n|^2 (0 only for an exactly degenerate triangle)
-_REC_A = slice(28, 31)  # vertex a, world space (the local origin)
-REC_FIELDS = 31
-
-
-def _triangle_record(A, B, C, out=None):
-    """Per-triangle data for the segment-triangle kernel; A, B, C (3, N) world vertices.
-
-    Returns (REC_FIELDS, N) float64 (rows named by the ``_REC_*`` slices), or fills ``out``.
-    The normal is cross(B, C) re-orthogonalised against B (see the module notes).
-    """
-    N = np.broadcast_shapes(A.shape, B.shape, C.shape)[1]
-    T = np.empty((REC_FIELDS, N)) if out is None else out
-    G = T[_REC_G].reshape(3, 4, N)
-    E = T[_REC_E].reshape(3, 3, N)
-    E[:, 0] = B - A
-    E[:, 2] = A - C  # = -(c - a): the edge c -> a
-    Bv = E[:, 0]
-    Cv = -E[:, 2]
-    n = _cross(Bv, Cv)
-    n -= (_dot(n, Bv) / np.maximum(_dot(Bv, Bv), _FLOAT_TINY)) * Bv
-    E[:, 1] = Cv - Bv
-    ee = T[_REC_EE]
-    ee[:] = _dot(E, E)
-    n = _drop_sliver_normal(n, ee)
-    G[:, 0] = n
-    G[:, 1:] = _cross(n[:, None], E)
-    T[_REC_MOFF][0] = 0.0
-    T[_REC_MOFF][1] = _dot(Bv, G[:, 2])
-    T[_REC_MOFF][2] = _dot(Cv, G[:, 3])
-    T[_REC_NN] = _dot(n, n)
-    T[_REC_A] = A
-    return T
-
-
-def _segment_triangle(P, Q, T):
+def segment_triangle_records(P, Q, T):
     """Closest points of segments P-Q and triangles given by records T (``_triangle_record``).
 
     P, Q : (3, N) or (3, 1), relative to each triangle's vertex a; T : (REC_FIELDS, N) or
@@ -239,13 +190,13 @@ def _segment_triangle(P, Q, T):
     edges), then segment vs edge ab, bc, ca, first minimum winning, so that when the closest
     pair is not unique (a segment parallel to an edge or the face) an end is reported. The
     end-vs-edge terms reuse the segment-edge dot products. The segment-edge step is
-    ``_segment_segment``'s, with the unclamped s = (b*f - c*e) / |D x E|^2.
+    ``segment_segment_kernel``'s, with the unclamped s = (b*f - c*e) / |D x E|^2.
     """
     nt = T.shape[1]
-    G = T[_REC_G].reshape(3, 4, nt)
-    E = T[_REC_E].reshape(3, 3, nt)
-    ee = T[_REC_EE]
-    nn = T[_REC_NN]
+    G = T[REC_G].reshape(3, 4, nt)
+    E = T[REC_E].reshape(3, 3, nt)
+    ee = T[REC_EE]
+    nn = T[REC_NN]
     n = G[:, 0]
     D = Q - P
     shape = np.broadcast_shapes(P.shape, D.shape, n.shape)
@@ -254,14 +205,14 @@ def _segment_triangle(P, Q, T):
     Y[:, 1] = Q
     H = (Y[:, :, None] * G[:, None]).sum(0)  # (2 ends, 4, N): h = Y.n, Y.M_i
     h = H[:, 0]
-    g = H[:, 1:] - T[_REC_MOFF]  # (2, 3, N) >= 0 inside edge i's half-plane
+    g = H[:, 1:] - T[REC_MOFF]  # (2, 3, N) >= 0 inside edge i's half-plane
     # segment vs the three edges (Ericson RTCD 5.1.9), stacked (3 comp, 3 edges, N)
     X = np.empty((3, 2, 3) + shape[1:])  # Y_j - O_i, (3 comp, 2 ends, 3 edges, N)
     X[:, :, 0] = Y
     np.subtract(Y, E[:, None, 0], out=X[:, :, 1])
     np.add(Y, E[:, None, 2], out=X[:, :, 2])
     Ek = E[:, None]
-    fY = _dot(X, Ek)  # (2, 3, N)
+    fY = dot3(X, Ek)  # (2, 3, N)
     # Span guard: a point of the face projects onto the line of the triangle's longest edge
     # within that edge (the other two angles are acute). Redundant in exact arithmetic, it
     # stops the rounding of the edge half-plane tests (~eps * scale) from stretching a thin
@@ -285,11 +236,11 @@ def _segment_triangle(P, Q, T):
     R = X[:, 0]
     f = fY[0]
     Dk = D[:, None]
-    a = _dot(D, D)
-    b = _dot(Dk, E)
-    c = _dot(Dk, R)
-    Nx = _cross(Dk, E)
-    nnx = _dot(Nx, Nx)
+    a = dot3(D, D)
+    b = dot3(Dk, E)
+    c = dot3(Dk, R)
+    Nx = cross3(Dk, E)
+    nnx = dot3(Nx, Nx)
     s = (b * f - c * ee) / nnx
     parallel = ~(nnx > PARALLEL_SIN2 * (a * ee))
     if parallel.any():
@@ -307,8 +258,8 @@ def _segment_triangle(P, Q, T):
     d2c = np.empty((11,) + rest)
     d2Y = d2c[:8].reshape((2, 4) + rest)
     d2Y[:, 0] = np.where(inside, h * coef, np.inf)
-    d2Y[:, 1:] = _dot(WY, WY)
-    d2c[8:] = _dot(W, W)
+    d2Y[:, 1:] = dot3(WY, WY)
+    d2c[8:] = dot3(W, W)
     k = d2c.argmin(0)[None]
     d2 = np.take_along_axis(d2c, k, 0)[0]
     uc = np.empty((11,) + rest)
@@ -341,11 +292,11 @@ def closest_points_segment_segment_many(p1, q1, p2, q2):
     Parallel and collinear-overlapping pairs give the midpoint of the overlap; zero-length
     segments are points. No validation (callers validate).
     """
-    P1, Q1, P2, Q2 = _rows(p1), _rows(q1), _rows(p2), _rows(q2)
+    P1, Q1, P2, Q2 = as_rows(p1), as_rows(q1), as_rows(p2), as_rows(q2)
     with np.errstate(divide="ignore", invalid="ignore"):
         D1 = Q1 - P1
         D2 = Q2 - P2
-        s, t, W, d2 = _segment_segment(P1 - P2, D1, D2)
+        s, t, W, d2 = segment_segment_kernel(P1 - P2, D1, D2)
     c1 = P1 + s * D1
     c2 = P2 + t * D2
     shape = np.broadcast_shapes(c1.shape, c2.shape)
@@ -363,10 +314,10 @@ def closest_point_triangle_many(p, a, b, c):
     Returns point (N, 3) on the triangle and dist2 (N,) = |p - point|^2 (m^2). Degenerate
     triangles behave as the segment or point they collapse to. No validation.
     """
-    A = _rows(a)
+    A = as_rows(a)
     with np.errstate(divide="ignore", invalid="ignore"):
-        P = _rows(p) - A
-        tri = _triangle_setup(_rows(b) - A, _rows(c) - A)
+        P = as_rows(p) - A
+        tri = _triangle_setup(as_rows(b) - A, as_rows(c) - A)
         R, d2, _ = _point_triangle(P[:, None], tri)
     point = (P - R[:, 0]) + A
     return point.T, d2[0]
@@ -380,13 +331,13 @@ def closest_points_segment_triangle_many(p, q, a, b, c):
     crosses a triangle gives dist2 = 0 and on_segment == on_triangle == a common point.
     Degenerate triangles and zero-length segments are handled exactly. No validation.
     """
-    A = _rows(a)
+    A = as_rows(a)
     with np.errstate(divide="ignore", invalid="ignore"):
-        T = _triangle_record(A, _rows(b), _rows(c))
-        A = T[_REC_A]
-        P = _rows(p) - A
-        Q = _rows(q) - A
-        u, W, d2, *_ = _segment_triangle(P, Q, T)
+        T = triangle_record(A, as_rows(b), as_rows(c))
+        A = T[REC_A]
+        P = as_rows(p) - A
+        Q = as_rows(q) - A
+        u, W, d2, *_ = segment_triangle_records(P, Q, T)
     on_segment = P + u * (Q - P)
     on_triangle = (on_segment - W) + A
     return (on_segment + A).T, on_triangle.T, d2
@@ -457,3 +408,15 @@ def closest_points_segment_triangle(p, q, a, b, c) -> tuple[np.ndarray, np.ndarr
     c = as_point(c, "c")
     on_segment, on_triangle, _ = closest_points_segment_triangle_many(p, q, a, b, c)
     return on_segment[0].copy(), on_triangle[0].copy()
+
+
+# ---------------------------------------------------------------------------------------------
+# old private names, kept until core/mesh.py imports the public ones (removed at merge)
+# ---------------------------------------------------------------------------------------------
+_rows = as_rows
+_dot = dot3
+_cross = cross3
+_segment_segment = segment_segment_kernel
+_segment_triangle = segment_triangle_records
+_triangle_record = triangle_record
+_REC_G, _REC_E, _REC_EE, _REC_MOFF, _REC_NN, _REC_A = REC_G, REC_E, REC_EE, REC_MOFF, REC_NN, REC_A

@@ -29,23 +29,18 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import as_point, as_radius
-from .closest import (
-    _REC_A,
-    _REC_E,
-    _REC_EE,
-    _REC_G,
-    _REC_NN,
-    _cross,
-    _dot,
-    _rows,
-    _segment_segment,
-    _segment_triangle,
-    _triangle_record,
-)
+from .closest import segment_segment_kernel, segment_triangle_records
 from .constants import CONTACT_DIRECTION_REL2, DEGENERATE_REL2, PARALLEL_SIN2
+from .records import REC_A, REC_E, REC_EE, REC_G, REC_NN, as_rows, cross3, dot3, triangle_record
 from .shapes import Capsule, Contact
 
-__all__ = ["sphere_triangle", "capsule_capsule", "capsule_triangle", "capsule_triangle_many"]
+__all__ = [
+    "sphere_triangle",
+    "capsule_capsule",
+    "capsule_triangle",
+    "capsule_triangle_many",
+    "capsule_triangle_records",
+]
 
 _AXES = np.eye(3)
 _UP = np.array([0.0, 0.0, 1.0])
@@ -55,18 +50,18 @@ def _unit_perpendicular(v):
     """Deterministic unit vectors perpendicular to v (3, K): cross with the axis of v's smallest
     |component| (first on ties). Zero vectors give NaN (callers select around them)."""
     axis = _AXES[:, np.abs(v).argmin(0)]
-    w = _cross(v, axis)
-    return w / np.sqrt(_dot(w, w))
+    w = cross3(v, axis)
+    return w / np.sqrt(dot3(w, w))
 
 
 def _degenerate_push_normal(D, E, ee):
     """Push normal for a segment with direction D (3, K) touching degenerate triangles with edge
     vectors E (3, 3, K), ee = |E|^2 (3, K). See the module docstring."""
     e = (E * (ee.argmax(0) == np.arange(3)[:, None])).sum(1)  # longest edge = collapsed dir
-    e2 = _dot(e, e)
-    dd = _dot(D, D)
-    m = _cross(D, e)
-    mm = _dot(m, m)
+    e2 = dot3(e, e)
+    dd = dot3(D, D)
+    m = cross3(D, e)
+    mm = dot3(m, m)
     normal = np.where(
         mm > DEGENERATE_REL2 * (dd * e2),
         m / np.sqrt(mm),
@@ -80,17 +75,17 @@ def _degenerate_push_normal(D, E, ee):
 CONTACT_CHUNK = 8192
 
 
-def _capsule_triangle_rec(p, q, radius, T):
-    """Capsule-triangle contacts for triangle records T (closest._triangle_record).
+def capsule_triangle_records(p, q, radius, T):
+    """Capsule-triangle contacts for triangle records T (records.triangle_record).
 
     p, q : (3, N) or (3, 1) world segment ends; radius : scalar or (N,); T : (REC_FIELDS, N)
     or (REC_FIELDS, 1). Returns hit (N,), depth (N,), normal (3, N), point (3, N)
     (component-major, possibly broadcast views). Callers hold np.errstate.
     """
-    A = T[_REC_A]
+    A = T[REC_A]
     P = p - A
     Q = q - A
-    u, W, d2, _, h = _segment_triangle(P, Q, T)
+    u, W, d2, _, h = segment_triangle_records(P, Q, T)
     D = Q - P
     on_triangle = P + u * D - W
     hit = d2 < radius * radius
@@ -98,8 +93,8 @@ def _capsule_triangle_rec(p, q, radius, T):
     depth = radius - dist
     normal = W / dist
     # scale of the local configuration: squared lengths relative to vertex a
-    ee = T[_REC_EE]
-    scale2 = np.maximum(np.maximum(ee.max(0), _dot(P, P)), _dot(Q, Q))
+    ee = T[REC_EE]
+    scale2 = np.maximum(np.maximum(ee.max(0), dot3(P, P)), dot3(Q, Q))
     touching = hit & (d2 <= CONTACT_DIRECTION_REL2 * scale2)
     if touching.any():
         shape = np.broadcast_shapes(normal.shape, depth.shape)
@@ -112,20 +107,20 @@ def _capsule_triangle_rec(p, q, radius, T):
 
         nt = T.shape[1]
         r_t = lanes(np.broadcast_to(radius, shape[1:]))
-        nn_t = lanes(T[_REC_NN])
+        nn_t = lanes(T[REC_NN])
         inv = 1.0 / np.sqrt(nn_t)
         d0 = lanes(h[0]) * inv
         d1 = lanes(h[1]) * inv
         ad0 = np.abs(d0)
         ad1 = np.abs(d1)
         far = np.where(ad1 > ad0, d1, np.where(ad0 > ad1, d0, d0 + d1))
-        n_push = lanes(T[_REC_G].reshape(3, 4, nt)[:, 0]) * (
+        n_push = lanes(T[REC_G].reshape(3, 4, nt)[:, 0]) * (
             inv * np.where(far < 0.0, -1.0, 1.0)
         )
         depth_push = np.minimum(ad0, ad1) + r_t
         degenerate = nn_t <= DEGENERATE_REL2 * lanes(ee[0]) * lanes(ee[2])
         if degenerate.any():
-            E = T[_REC_E].reshape(3, 3, nt)
+            E = T[REC_E].reshape(3, 3, nt)
             n_deg = _degenerate_push_normal(lanes(D), lanes(E), lanes(ee))
             n_push = np.where(degenerate, n_deg, n_push)
             depth_push = np.where(degenerate, r_t, depth_push)
@@ -144,15 +139,15 @@ def capsule_triangle_many(p, q, radius, a, b, c):
     Rules in the module docstring; closest points from core.closest (exact within rounding).
     Large N is processed in chunks of CONTACT_CHUNK pairs.
     """
-    P, Q, A, B, C = _rows(p), _rows(q), _rows(a), _rows(b), _rows(c)
+    P, Q, A, B, C = as_rows(p), as_rows(q), as_rows(a), as_rows(b), as_rows(c)
     radius = np.asarray(radius, dtype=np.float64)
     shape = np.broadcast_shapes(P.shape, Q.shape, A.shape, B.shape, C.shape,
                                 (1,) + radius.shape)
     n = shape[1]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if n <= CONTACT_CHUNK:
-            hit, depth, normal, point = _capsule_triangle_rec(
-                P, Q, radius, _triangle_record(A, B, C)
+            hit, depth, normal, point = capsule_triangle_records(
+                P, Q, radius, triangle_record(A, B, C)
             )
             return (
                 np.broadcast_to(hit, shape[1:]),
@@ -169,9 +164,9 @@ def capsule_triangle_many(p, q, radius, a, b, c):
         for lo in range(0, n, CONTACT_CHUNK):
             hi = min(n, lo + CONTACT_CHUNK)
             s = slice(lo, hi)
-            out = _capsule_triangle_rec(
+            out = capsule_triangle_records(
                 P[:, s], Q[:, s], radius[s],
-                _triangle_record(A[:, s], B[:, s], C[:, s]),
+                triangle_record(A[:, s], B[:, s], C[:, s]),
             )
             hit[s], depth[s], normal[:, s], point[:, s] = out
     return hit, depth, normal.T, point.T
@@ -243,7 +238,7 @@ def capsule_capsule(c1: Capsule, c2: Capsule) -> Contact | None:
     D2 = (c2.b - c2.a).reshape(3, 1)
     R = P1 - P2
     with np.errstate(divide="ignore", invalid="ignore"):
-        s, t, W, d2 = _segment_segment(R, D1, D2)
+        s, t, W, d2 = segment_segment_kernel(R, D1, D2)
     d2 = float(d2[0])
     r_sum = c1.radius + c2.radius
     if not d2 < r_sum * r_sum:
@@ -281,3 +276,7 @@ def capsule_capsule(c1: Capsule, c2: Capsule) -> Contact | None:
             normal = sign * normal
     point = on2 + c2.radius * normal
     return Contact(float(depth), normal, point, -1)
+
+
+# old private name, kept until core/mesh.py imports the public one (removed at merge)
+_capsule_triangle_rec = capsule_triangle_records

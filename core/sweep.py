@@ -41,9 +41,9 @@ motions with ``B < 0`` can enter) and the discriminant is computed as
 tangency where ``B*B - A*C`` cancels. Near-tangent entries shallower
 than ``SWEEP_GRAZE_REL * r`` are grazing (see core/constants.py).
 
-Performance: the kernel works on per-triangle records (``closest._triangle_record``, 31
+Performance: the kernel works on per-triangle records (``records.triangle_record``, 31
 floats relative to vertex a; ``TriangleMesh`` stores them as ``_krec`` and passes gathered rows
-through ``_sweep_rec``) with component-major (3, K, n) stacks: the 9 cylinders, the 6 spheres
+through ``sweep_records``) with component-major (3, K, n) stacks: the 9 cylinders, the 6 spheres
 and the 5 planar pieces are each one stacked evaluation, so a call costs a fixed few dozen
 numpy operations whatever the number of pairs (no Python loop over pairs; batches above
 ``_CHUNK`` pairs run in cache-sized chunks). ``sweep_capsule_triangle_many`` builds the records
@@ -56,12 +56,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import as_point
-from .closest import _REC_A, _REC_E, _REC_EE, _REC_G, _REC_NN, _triangle_record
 from .constants import DEGENERATE_REL2, SWEEP_GRAZE_REL, SWEEP_THIN_REL2
-from .contact import _capsule_triangle_rec
+from .contact import capsule_triangle_records
+from .records import REC_A, REC_E, REC_EE, REC_G, REC_NN, triangle_record
 from .shapes import Capsule, Hit
 
-__all__ = ["sweep_capsule_triangle", "sweep_capsule_triangle_many"]
+__all__ = ["sweep_capsule_triangle", "sweep_capsule_triangle_many", "sweep_records"]
 
 # ---------------------------------------------------------------------------------------------
 # Piece tables. 20 pieces in a fixed order (k = row of the (20, n) times array); ties go to
@@ -128,18 +128,18 @@ def _kernel(p, q, r, v, T, want=None):
     """Sweep kernel on one chunk; callers hold np.errstate(divide/invalid/over = ignore).
 
     p, q, v : (3, n) or (3, 1) world segment ends and displacement; r : (n,) or scalar radius;
-    T : (REC_FIELDS, n) triangle records (closest._triangle_record; relative to vertex a);
+    T : (REC_FIELDS, n) triangle records (records.triangle_record; relative to vertex a);
     want : (n,) bool or None (all): the pairs whose normal and point are wanted when they
     start penetrating (the discrete contact); the others then report time 0 with zero
     normal and point, and skip the contact kernel.
     Returns time (n,), normal (3, n), point (3, n) (see sweep_capsule_triangle_many).
     """
     n = T.shape[1]
-    A = T[_REC_A]
-    E = T[_REC_E].reshape(3, 3, n)
-    G = T[_REC_G].reshape(3, 4, n)
-    ee = T[_REC_EE]
-    nn = T[_REC_NN]
+    A = T[REC_A]
+    E = T[REC_E].reshape(3, 3, n)
+    G = T[REC_G].reshape(3, 4, n)
+    ee = T[REC_EE]
+    nn = T[REC_NN]
     nrm = G[:, 0]
     rows = np.arange(n)
 
@@ -314,7 +314,7 @@ def _kernel(p, q, r, v, T, want=None):
     if penetrating.any():
         idx = np.flatnonzero(penetrating)
         shape = (3, n)
-        _c_hit, _depth, c_normal, c_point = _capsule_triangle_rec(
+        _c_hit, _depth, c_normal, c_point = capsule_triangle_records(
             np.broadcast_to(p, shape)[:, idx], np.broadcast_to(q, shape)[:, idx],
             np.broadcast_to(r, (n,))[idx], T[:, idx],
         )
@@ -356,8 +356,8 @@ def sweep_capsule_triangle_many(p, q, radius, displacement, a, b, c):
         Contact point on the triangle (0 for a miss).
 
     Inputs are broadcast against each other to (N, 3); callers validate (core._validate).
-    The triangles' records (``closest._triangle_record``) are built per chunk of ``_CHUNK``
-    pairs and run through the same kernel as the mesh's ``_sweep_rec``.
+    The triangles' records (``records.triangle_record``) are built per chunk of ``_CHUNK``
+    pairs and run through the same kernel as the mesh's ``sweep_records``.
     """
     p, q, v, a, b, c = np.broadcast_arrays(
         *(np.asarray(x, dtype=np.float64) for x in (p, q, displacement, a, b, c))
@@ -370,7 +370,7 @@ def sweep_capsule_triangle_many(p, q, radius, displacement, a, b, c):
         if n_pairs <= _CHUNK:
             if n_pairs == 0:
                 return np.empty(0), np.empty((0, 3)), np.empty((0, 3))
-            T = _triangle_record(a.T, b.T, c.T)
+            T = triangle_record(a.T, b.T, c.T)
             time, normal, point = _kernel(p.T, q.T, r, v.T, T)
             return time, normal.T, point.T
         time = np.empty(n_pairs)
@@ -378,17 +378,17 @@ def sweep_capsule_triangle_many(p, q, radius, displacement, a, b, c):
         point = np.empty((3, n_pairs))
         for lo in range(0, n_pairs, _CHUNK):
             s = slice(lo, lo + _CHUNK)
-            T = _triangle_record(a[s].T, b[s].T, c[s].T)
+            T = triangle_record(a[s].T, b[s].T, c[s].T)
             time[s], normal[:, s], point[:, s] = _kernel(p[s].T, q[s].T, r[s], v[s].T, T)
     return time, normal.T, point.T
 
 
-def _sweep_rec(p, q, radius, displacement, krec, ti, want=None):
+def sweep_records(p, q, radius, displacement, krec, ti, want=None):
     """sweep_capsule_triangle_many for triangles given by stored records (no validation).
 
     p, q, displacement : (N, 3) per pair, or (3,) shared by all pairs (world, metres);
     radius : (N,) or scalar; krec : (M, REC_FIELDS) row-major triangle records
-    (``closest._triangle_record``, e.g. ``TriangleMesh._krec``); ti : (N,) int rows of krec,
+    (``records.triangle_record``, e.g. ``TriangleMesh._krec``); ti : (N,) int rows of krec,
     one per pair. Returns time (N,), normal (N, 3), point (N, 3) exactly as
     sweep_capsule_triangle_many on the records' triangles. Records are gathered per chunk
     of ``_CHUNK`` pairs (no (N, REC_FIELDS) temporary). ``want`` (N,) bool or None: as
@@ -462,3 +462,7 @@ def sweep_capsule_triangle(capsule, displacement, a, b, c) -> Hit | None:
     if not np.isfinite(time[0]):
         return None
     return Hit(float(time[0]), normal[0].copy(), point[0].copy())
+
+
+# old private name, kept until core/mesh.py imports the public one (removed at merge)
+_sweep_rec = sweep_records
