@@ -29,6 +29,8 @@ Implementation notes
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._validate import as_point
@@ -173,6 +175,106 @@ def _point_triangle(P, tri):
     return R, d2, inside
 
 
+class _EndsVsFace(NamedTuple):
+    """Phase 1 of segment_triangle_records: the segment's ends against the face."""
+
+    Y: np.ndarray  # (3, 2, N) the ends P, Q
+    X: np.ndarray  # (3, 2, 3, N) Y_j - O_i, each end from each edge origin
+    fY: np.ndarray  # (2, 3, N) (Y_j - O_i) . E_i
+    h: np.ndarray  # (2, N) Y_j . n
+    inside: np.ndarray  # (2, N) bool: the end projects into the face
+    coef: np.ndarray  # (2, N) face candidates W = coef * n (0 where not inside)
+    crossing: np.ndarray  # (N,) bool: the segment crosses the closed face
+    tc: np.ndarray  # (N,) plane crossing parameter
+
+
+def _ends_vs_face(P, Q, D, T, shape) -> _EndsVsFace:
+    """Ends against the face (RTCD 5.1.5 face region) and the segment crossing it."""
+    nt = T.shape[1]
+    G = T[REC_G].reshape(3, 4, nt)
+    E = T[REC_E].reshape(3, 3, nt)
+    ee = T[REC_EE]
+    nn = T[REC_NN]
+    Y = np.empty((3, 2) + shape[1:])
+    Y[:, 0] = P
+    Y[:, 1] = Q
+    H = (Y[:, :, None] * G[:, None]).sum(0)  # (2 ends, 4, N): h = Y.n, Y.M_i
+    h = H[:, 0]
+    g = H[:, 1:] - T[REC_MOFF]  # (2, 3, N) >= 0 inside edge i's half-plane
+    X = np.empty((3, 2, 3) + shape[1:])  # Y_j - O_i, (3 comp, 2 ends, 3 edges, N)
+    X[:, :, 0] = Y
+    np.subtract(Y, E[:, None, 0], out=X[:, :, 1])
+    np.add(Y, E[:, None, 2], out=X[:, :, 2])
+    fY = dot3(X, E[:, None])  # (2, 3, N)
+    # Span guard: a point of the face projects onto the line of the triangle's longest edge
+    # within that edge (the other two angles are acute). Redundant in exact arithmetic, it
+    # stops the rounding of the edge half-plane tests (~eps * scale) from stretching a thin
+    # triangle's face along its line, ~eps * scale / sin(smallest angle) past its corners.
+    f_long = (fY * _long_edge(ee)).sum(1)  # (2, N): (Y - O_long) . E_long
+    ee_long = ee.max(0)
+    ok = nn > 0.0
+    gmin = g.min(1)
+    inside = (gmin >= 0.0) & ok & (f_long >= 0.0) & (f_long <= ee_long)  # (2, N)
+    h0 = h[0]
+    h1 = h[1]
+    dh = h0 - h1
+    tc = h0 / dh  # plane crossing parameter
+    gx = g[0] + tc * (g[1] - g[0])
+    fx = f_long[0] + tc * (f_long[1] - f_long[0])
+    crossing = (h0 * h1 <= 0.0) & (dh != 0.0) & (gx.min(0) >= 0.0) & ok
+    crossing &= (fx >= 0.0) & (fx <= ee_long)
+    coef = np.where(inside, h / nn, 0.0)  # face candidates: W = coef * n
+    return _EndsVsFace(Y, X, fY, h, inside, coef, crossing, tc)
+
+
+def _segment_vs_edges(D, R, f, E, ee):
+    """The segment P + s D against the three edges O_i + t E_i (Ericson RTCD 5.1.9).
+
+    R (3, 3, N) = P - O_i, f (3, N) = R . E_i. Returns s (3, N) and W (3, 3, N) = the closest
+    segment point minus the closest edge point, per edge."""
+    Dk = D[:, None]
+    a = dot3(D, D)
+    b = dot3(Dk, E)
+    c = dot3(Dk, R)
+    Nx = cross3(Dk, E)
+    nnx = dot3(Nx, Nx)
+    s = (b * f - c * ee) / nnx
+    parallel = ~(nnx > PARALLEL_SIN2 * (a * ee))
+    if parallel.any():
+        u0 = -c / a
+        u1 = (b - c) / a
+        s_par = 0.5 * (np.fmax(np.minimum(u0, u1), 0.0) + np.fmin(np.maximum(u0, u1), 1.0))
+        s = np.where(parallel, s_par, s)
+    s = _clamp01(s)
+    t = _clamp01((b * s + f) / ee)  # Ericson 5.1.9: t = (b*s + f) / e, clamped
+    s = _clamp01((b * t - c) / a)  # Ericson 5.1.9: s = (b*t - c) / a, clamped
+    return s, R + s * Dk - t * E
+
+
+def _first_minimum(ends, n, WY, s, W, rest):
+    """Pick the closest of the 11 candidates, first minimum winning: P vs face, P vs edges
+    0-2, the same for Q, then the segment vs edges 0-2 (RTCD 5.1.10 order: endpoint-vs-
+    triangle before edge pairs). Returns u, W, dist2 (crossing segments not yet applied)."""
+    d2c = np.empty((11,) + rest)
+    d2Y = d2c[:8].reshape((2, 4) + rest)
+    d2Y[:, 0] = np.where(ends.inside, ends.h * ends.coef, np.inf)
+    d2Y[:, 1:] = dot3(WY, WY)
+    d2c[8:] = dot3(W, W)
+    k = d2c.argmin(0)[None]
+    d2 = np.take_along_axis(d2c, k, 0)[0]
+    uc = np.empty((11,) + rest)
+    uc[:4] = 0.0
+    uc[4:8] = 1.0
+    uc[8:] = s
+    u = np.take_along_axis(uc, k, 0)[0]
+    Wc = np.empty((3, 11) + rest)
+    WcY = Wc[:, :8].reshape((3, 2, 4) + rest)
+    WcY[:, :, 0] = ends.coef * n[:, None]
+    WcY[:, :, 1:] = WY
+    Wc[:, 8:] = W
+    return u, np.take_along_axis(Wc, k[None], 1)[:, 0], d2
+
+
 def segment_triangle_records(P, Q, T):
     """Closest points of segments P-Q and triangles given by records T (``_triangle_record``).
 
@@ -193,90 +295,21 @@ def segment_triangle_records(P, Q, T):
     ``segment_segment_kernel``'s, with the unclamped s = (b*f - c*e) / |D x E|^2.
     """
     nt = T.shape[1]
-    G = T[REC_G].reshape(3, 4, nt)
     E = T[REC_E].reshape(3, 3, nt)
     ee = T[REC_EE]
-    nn = T[REC_NN]
-    n = G[:, 0]
+    n = T[REC_G].reshape(3, 4, nt)[:, 0]
     D = Q - P
     shape = np.broadcast_shapes(P.shape, D.shape, n.shape)
-    Y = np.empty((3, 2) + shape[1:])
-    Y[:, 0] = P
-    Y[:, 1] = Q
-    H = (Y[:, :, None] * G[:, None]).sum(0)  # (2 ends, 4, N): h = Y.n, Y.M_i
-    h = H[:, 0]
-    g = H[:, 1:] - T[REC_MOFF]  # (2, 3, N) >= 0 inside edge i's half-plane
-    # segment vs the three edges (Ericson RTCD 5.1.9), stacked (3 comp, 3 edges, N)
-    X = np.empty((3, 2, 3) + shape[1:])  # Y_j - O_i, (3 comp, 2 ends, 3 edges, N)
-    X[:, :, 0] = Y
-    np.subtract(Y, E[:, None, 0], out=X[:, :, 1])
-    np.add(Y, E[:, None, 2], out=X[:, :, 2])
-    Ek = E[:, None]
-    fY = dot3(X, Ek)  # (2, 3, N)
-    # Span guard: a point of the face projects onto the line of the triangle's longest edge
-    # within that edge (the other two angles are acute). Redundant in exact arithmetic, it
-    # stops the rounding of the edge half-plane tests (~eps * scale) from stretching a thin
-    # triangle's face along its line, ~eps * scale / sin(smallest angle) past its corners.
-    f_long = (fY * _long_edge(ee)).sum(1)  # (2, N): (Y - O_long) . E_long
-    ee_long = ee.max(0)
-    ok = nn > 0.0
-    gmin = g.min(1)
-    inside = (gmin >= 0.0) & ok & (f_long >= 0.0) & (f_long <= ee_long)  # (2, N)
-    h0 = h[0]
-    h1 = h[1]
-    dh = h0 - h1
-    tc = h0 / dh  # plane crossing parameter
-    gx = g[0] + tc * (g[1] - g[0])
-    fx = f_long[0] + tc * (f_long[1] - f_long[0])
-    crossing = (h0 * h1 <= 0.0) & (dh != 0.0) & (gx.min(0) >= 0.0) & ok
-    crossing &= (fx >= 0.0) & (fx <= ee_long)
-    coef = np.where(inside, h / nn, 0.0)  # face candidates: W = coef * n
+    ends = _ends_vs_face(P, Q, D, T, shape)
     # ends vs edges (RTCD 5.1.2): t = clamp((Y - O).E / E.E)
-    WY = X - _clamp01(fY / ee) * Ek
-    R = X[:, 0]
-    f = fY[0]
-    Dk = D[:, None]
-    a = dot3(D, D)
-    b = dot3(Dk, E)
-    c = dot3(Dk, R)
-    Nx = cross3(Dk, E)
-    nnx = dot3(Nx, Nx)
-    s = (b * f - c * ee) / nnx
-    parallel = ~(nnx > PARALLEL_SIN2 * (a * ee))
-    if parallel.any():
-        u0 = -c / a
-        u1 = (b - c) / a
-        s_par = 0.5 * (np.fmax(np.minimum(u0, u1), 0.0) + np.fmin(np.maximum(u0, u1), 1.0))
-        s = np.where(parallel, s_par, s)
-    s = _clamp01(s)
-    t = _clamp01((b * s + f) / ee)  # Ericson 5.1.9: t = (b*s + f) / e, clamped
-    s = _clamp01((b * t - c) / a)  # Ericson 5.1.9: s = (b*t - c) / a, clamped
-    W = R + s * Dk - t * E
-    # candidates, first minimum wins: P vs face, P vs edges 0-2, the same for Q, then the
-    # segment vs edges 0-2 (RTCD 5.1.10 order: endpoint-vs-triangle before edge pairs)
-    rest = shape[1:]
-    d2c = np.empty((11,) + rest)
-    d2Y = d2c[:8].reshape((2, 4) + rest)
-    d2Y[:, 0] = np.where(inside, h * coef, np.inf)
-    d2Y[:, 1:] = dot3(WY, WY)
-    d2c[8:] = dot3(W, W)
-    k = d2c.argmin(0)[None]
-    d2 = np.take_along_axis(d2c, k, 0)[0]
-    uc = np.empty((11,) + rest)
-    uc[:4] = 0.0
-    uc[4:8] = 1.0
-    uc[8:] = s
-    u = np.take_along_axis(uc, k, 0)[0]
-    Wc = np.empty((3, 11) + rest)
-    WcY = Wc[:, :8].reshape((3, 2, 4) + rest)
-    WcY[:, :, 0] = coef * n[:, None]
-    WcY[:, :, 1:] = WY
-    Wc[:, 8:] = W
-    Wsel = np.take_along_axis(Wc, k[None], 1)[:, 0]
-    u = np.where(crossing, tc, u)
+    WY = ends.X - _clamp01(ends.fY / ee) * E[:, None]
+    s, W = _segment_vs_edges(D, ends.X[:, 0], ends.fY[0], E, ee)
+    u, Wsel, d2 = _first_minimum(ends, n, WY, s, W, shape[1:])
+    crossing = ends.crossing
+    u = np.where(crossing, ends.tc, u)
     Wsel = np.where(crossing, 0.0, Wsel)
     d2 = np.where(crossing, 0.0, d2)
-    return u, Wsel, d2, crossing, h
+    return u, Wsel, d2, crossing, ends.h
 
 
 # ---------------------------------------------------------------------------------------------

@@ -53,6 +53,8 @@ evaluated for the pairs that start penetrating, from the same records.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._validate import as_point
@@ -124,26 +126,38 @@ def _xprod(u, w):
     return ue[:3] * we[1:] - ue[1:] * we[:3]
 
 
-def _kernel(p, q, r, v, T, want=None):
-    """Sweep kernel on one chunk; callers hold np.errstate(divide/invalid/over = ignore).
+class _PairGeometry(NamedTuple):
+    """Per-pair geometry of one kernel chunk, local origin at vertex a (phase 1)."""
 
-    p, q, v : (3, n) or (3, 1) world segment ends and displacement; r : (n,) or scalar radius;
-    T : (REC_FIELDS, n) triangle records (records.triangle_record; relative to vertex a);
-    want : (n,) bool or None (all): the pairs whose normal and point are wanted when they
-    start penetrating (the discrete contact); the others then report time 0 with zero
-    normal and point, and skip the contact kernel.
-    Returns time (n,), normal (3, n), point (3, n) (see sweep_capsule_triangle_many).
-    """
+    n: int  # pairs
+    r: object  # (n,) or scalar radius
+    r2: object  # r * r
+    graze: object  # SWEEP_GRAZE_REL * r
+    v: np.ndarray  # (3, n) or (3, 1) displacement
+    E: np.ndarray  # (3, 3, n) edge vectors
+    G: np.ndarray  # (3, 4, n) normal and inward edge normals (record rows)
+    nn: np.ndarray  # (n,) |normal|^2
+    Y: np.ndarray  # (3, 2, n) the ends X_0 = P, X_1 = Q
+    verts: np.ndarray  # (3, 3, n) V_0 = 0, V_1 = B, V_2 = C
+    rel: np.ndarray  # (3, 6, n) X_i - V_j at 3 i + j
+    d: np.ndarray  # (3, n) segment direction Q - P
+    m: np.ndarray  # (3, 3, n) m_j = d x E_j
+    mm: np.ndarray  # (3, n) |m_j|^2
+    okn: np.ndarray  # (n,) bool: the face is wide enough to test (SWEEP_THIN_REL2)
+    okm: np.ndarray  # (3, n) bool: the parallelograms likewise
+    axis: np.ndarray  # (3, 9, n) unit cylinder axes
+    cyl_len: np.ndarray  # (9, n) cylinder lengths
+
+
+def _pair_geometry(p, q, r, v, T) -> _PairGeometry:
+    """Ends, vertices and directions of each pair relative to vertex a; the unit cylinder
+    axes [E_j, -d] and which planar pieces are wide enough to test (a face or parallelogram
+    thinner than the thin tolerance is skipped: its edges' cylinders cover it)."""
     n = T.shape[1]
     A = T[REC_A]
     E = T[REC_E].reshape(3, 3, n)
-    G = T[REC_G].reshape(3, 4, n)
     ee = T[REC_EE]
     nn = T[REC_NN]
-    nrm = G[:, 0]
-    rows = np.arange(n)
-
-    # ---- per-pair geometry, local origin at vertex a ----------------------------------------
     Y = np.empty((3, 2, n))  # X_0 = P, X_1 = Q
     np.subtract(p, A, out=Y[:, 0])
     np.subtract(q, A, out=Y[:, 1])
@@ -165,10 +179,6 @@ def _kernel(p, q, r, v, T, want=None):
     scale2 = np.maximum(_dot(rel, rel).max(0), eemax)
     tiny2 = DEGENERATE_REL2 * scale2  # squared length under which a direction is degenerate
     r2 = r * r
-    graze = SWEEP_GRAZE_REL * r
-
-    # unit directions: cylinder axes [E_j, -d] and plane normals [n, m_j]. A face or
-    # parallelogram thinner than the thin tolerance is skipped (its edges' cylinders cover it).
     thin = SWEEP_THIN_REL2 * r2
     tt2 = tiny2 * scale2
     ok4 = len4 > tiny2
@@ -180,18 +190,32 @@ def _kernel(p, q, r, v, T, want=None):
     ax4 = ed * inv4
     axis = ax4.take(_CYL_AXIS, 1)  # (3, 9, n)
     cyl_len = np.where(ok4, length4, 0.0).take(_CYL_AXIS, 0)
+    return _PairGeometry(n, r, r2, SWEEP_GRAZE_REL * r, v, E, T[REC_G].reshape(3, 4, n), nn,
+                         Y, verts, rel, d, m, mm, okn, okm, axis, cyl_len)
 
-    # ---- quadratic pieces (15, n): 9 cylinders then 6 spheres -------------------------------
-    # In-plane (perpendicular to the axis) motion w + t vp of the relative vector: entry when
-    # |w + t vp|^2 = r^2, i.e. A t^2 + 2 B t + C = 0 with A = |vp|^2, B = w.vp, C = |w|^2 - r^2.
-    vq = v[:, None]
-    w_c = rel.take(_CYL_W, 1)
+
+class _QuadraticEntries(NamedTuple):
+    """Phase 2: entry times into the 15 quadratic pieces (9 cylinders then 6 spheres)."""
+
+    t: np.ndarray  # (15, n) entry time where ok
+    ok: np.ndarray  # (15, n) bool
+    w: np.ndarray  # (3, 15, n) in-plane relative vector at t = 0
+    vp: np.ndarray  # (3, 15, n) its rate
+    dist2_0: np.ndarray  # (n,) least squared distance of these pieces at t = 0
+
+
+def _quadratic_entries(g: _PairGeometry) -> _QuadraticEntries:
+    """In-plane (perpendicular to the axis) motion w + t vp of the relative vector: entry when
+    |w + t vp|^2 = r^2, i.e. A t^2 + 2 B t + C = 0 with A = |vp|^2, B = w.vp, C = |w|^2 - r^2."""
+    n, r2, graze, axis = g.n, g.r2, g.graze, g.axis
+    vq = g.v[:, None]
+    w_c = g.rel.take(_CYL_W, 1)
     w_ax = _dot(w_c, axis)
     v_ax = _dot(vq, axis)
     w = np.empty((3, _N_QUAD, n))
     vp = np.empty((3, _N_QUAD, n))
     np.subtract(w_c, w_ax * axis, out=w[:, :_N_CYL])
-    w[:, _N_CYL:] = rel
+    w[:, _N_CYL:] = g.rel
     np.subtract(vq, v_ax * axis, out=vp[:, :_N_CYL])
     vp[:, _N_CYL:] = vq
     qa = _dot(vp, vp)
@@ -206,104 +230,148 @@ def _kernel(p, q, r, v, T, want=None):
     # citardauq first root C / (-B + sqrt(B^2 - AC)): no cancellation since B < 0
     t_quad = np.maximum(w2 - r2, 0.0) / np.where(ok, np.sqrt(qa * np.maximum(h, 0.0)) - qb, 1.0)
     along = w_ax + t_quad[:_N_CYL] * v_ax  # axial coordinate at the entry
-    ok[:_N_CYL] &= (along >= 0.0) & (along <= cyl_len)
+    ok[:_N_CYL] &= (along >= 0.0) & (along <= g.cyl_len)
     ok &= t_quad < 1.0
     # squared distance of each piece at t = 0 (clamped axial coordinate)
-    outside = w_ax - np.minimum(np.maximum(w_ax, 0.0), cyl_len)
+    outside = w_ax - np.minimum(np.maximum(w_ax, 0.0), g.cyl_len)
     dist2_0 = np.minimum(w2[_N_CYL:].min(0), (w2[:_N_CYL] + outside * outside).min(0))
+    return _QuadraticEntries(t_quad, ok, w, vp, dist2_0)
 
-    # ---- planar pieces (5, n): faces and parallelograms --------------------------------------
+
+class _PlanarEntries(NamedTuple):
+    """Phase 3: entry times into the 5 planar pieces (2 faces, 3 parallelograms)."""
+
+    t: np.ndarray  # (5, n) entry time where ok
+    ok: np.ndarray  # (5, n) bool
+    plane_n: np.ndarray  # (3, 5, n) unit normals (0 where skipped)
+    s0: np.ndarray  # (5, n) signed offsets at t = 0
+    sv: np.ndarray  # (5, n) their rates
+    vals: np.ndarray  # (18, n) validity values at t = 0 (see the piece tables)
+    rates9: np.ndarray  # (9, n) rates of the validity values
+    dist2_0: np.ndarray  # (n,) least squared distance of these pieces at t = 0
+
+
+def _planar_entries(g: _PairGeometry) -> _PlanarEntries:
+    """Offsets of the faces (+-r along n) and parallelograms (+-r along m_j), linear in t,
+    valid while the constraints lin0 + t lin_v >= 0 hold (the piece tables)."""
+    n, r, graze, m, okm = g.n, g.r, g.graze, g.m, g.okm
+    mm = g.mm
+    vq = g.v[:, None]
     plane_n = np.empty((3, 5, n))
-    np.multiply(nrm, np.where(okn, 1.0 / np.sqrt(nn), 0.0), out=plane_n[:, 0])
+    np.multiply(g.G[:, 0], np.where(g.okn, 1.0 / np.sqrt(g.nn), 0.0), out=plane_n[:, 0])
     plane_n[:, 1] = plane_n[:, 0]
     np.multiply(m, np.where(okm, 1.0 / np.sqrt(mm), 0.0), out=plane_n[:, 2:])
     plane_ok = np.empty((5, n), dtype=bool)
-    plane_ok[0] = okn
-    plane_ok[1] = okn
+    plane_ok[0] = g.okn
+    plane_ok[1] = g.okn
     plane_ok[2:] = okm
-    s0 = _dot(rel.take(_PLANE_W, 1), plane_n)  # signed offset at t = 0
+    s0 = _dot(g.rel.take(_PLANE_W, 1), plane_n)  # signed offset at t = 0
     sv = _dot(vq, plane_n)  # rate of change
     gv = np.empty((3, 9, n))
-    gv[:, 0:3] = G[:, 1:]
+    gv[:, 0:3] = g.G[:, 1:]
     right = np.empty((3, 6, n))  # [E_j, d]
-    right[:, 0:3] = E
-    right[:, 3:6] = d[:, None]
+    right[:, 0:3] = g.E
+    right[:, 3:6] = g.d[:, None]
     np.multiply(
         _xprod(m.take(_TWICE, 1), right).reshape(3, 2, 3, n),
         np.where(okm, 1.0 / mm, 0.0),
         out=gv[:, 3:9].reshape(3, 2, 3, n),
     )
     vals = np.empty((18, n))
-    vals[0:12] = _dot(gv.take(_G_W, 1), rel.take(_G_REL, 1))
+    vals[0:12] = _dot(gv.take(_G_W, 1), g.rel.take(_G_REL, 1))
     np.subtract(1.0, vals[6:12], out=vals[12:18])
     rates9 = _dot(vq, gv)
     lin0 = vals.take(_LIN, 0)  # (5, 4, n)
     lin_v = rates9.take(_LIN_ROW, 0) * _LIN_SIGN
-
     abs_s0 = np.abs(s0)
     speed_in = np.where(s0 >= 0.0, -sv, sv)  # speed towards the plane
     ok_p = plane_ok & (abs_s0 >= r * (1.0 - SWEEP_GRAZE_REL)) & (speed_in > graze)
     t_plane = np.maximum(abs_s0 - r, 0.0) / np.where(ok_p, speed_in, 1.0)
     ok_p &= (t_plane < 1.0) & ((lin0 + t_plane[:, None] * lin_v) >= 0.0).all(1)
     inside0 = plane_ok & (lin0 >= 0.0).all(1)
-    dist2_0 = np.minimum(dist2_0, np.where(inside0, s0 * s0, np.inf).min(0))
+    dist2_0 = np.where(inside0, s0 * s0, np.inf).min(0)
+    return _PlanarEntries(t_plane, ok_p, plane_n, s0, sv, vals, rates9, dist2_0)
 
-    # ---- earliest entry ---------------------------------------------------------------------
-    times = np.empty((_N_QUAD + 5, n))
-    times[:_N_QUAD] = np.where(ok, t_quad, np.inf)
-    times[_N_QUAD:] = np.where(ok_p, t_plane, np.inf)
-    k = times.argmin(0)
-    t_hit = times.reshape(-1).take(k * n + rows)
 
-    # ---- starts penetrating? ----------------------------------------------------------------
-    # the segment crosses the triangle's interior: distance 0 (raw winding-normal offsets).
-    # Only faces wider than the thin tolerance (okn): a segment crossing a thinner face passes
-    # within its width (<= 3.2e-6 r) of an edge, so dist2_0 already says it penetrates, and
-    # the edge half-plane tests of a thin face are too coarse to trust near its corners (they
-    # stretch the face along its line by ~eps * scale / width; tests/test_slivers.py).
-    nondegenerate = okn
-    h01 = _dot(Y, nrm[:, None])
+def _starts_penetrating(g: _PairGeometry, planes: _PlanarEntries, dist2_0):
+    """(n,) bool: the capsule penetrates at t = 0 (closer than r (1 - SWEEP_GRAZE_REL), or its
+    segment crosses the triangle's interior: distance 0, from the raw winding-normal offsets).
+    Only faces wider than the thin tolerance (okn) are crossed: a segment crossing a thinner
+    face passes within its width (<= 3.2e-6 r) of an edge, so dist2_0 already says it
+    penetrates, and the edge half-plane tests of a thin face are too coarse to trust near its
+    corners (they stretch the face along its line by ~eps * scale / width; test_slivers)."""
+    vals = planes.vals
+    h01 = _dot(g.Y, g.G[:, 0][:, None])
     h0 = h01[0]
     h1 = h01[1]
-    crossing = nondegenerate & (((h0 > 0.0) & (h1 < 0.0)) | ((h0 < 0.0) & (h1 > 0.0)))
+    crossing = g.okn & (((h0 > 0.0) & (h1 < 0.0)) | ((h0 < 0.0) & (h1 > 0.0)))
     if crossing.any():
         lam = h0 / np.where(crossing, h0 - h1, 1.0)  # crossing point P + lam d
         # M_j . (P + lam d - V_j) = vals_j + lam (vals_{3+j} - vals_j) >= 0 for j = 0..2
         inside = vals[0:3] + lam * (vals[3:6] - vals[0:3])
         crossing &= (inside >= 0.0).all(0)
-    penetrating = (dist2_0 < r2 * (1.0 - SWEEP_GRAZE_REL) ** 2) | crossing
+    return (dist2_0 < g.r2 * (1.0 - SWEEP_GRAZE_REL) ** 2) | crossing
 
-    # ---- contact geometry of the first feature at t_hit -------------------------------------
+
+def _entry_contact(g: _PairGeometry, quad, planes, k, t_hit, A):
+    """Normal (3, n) and point (3, n) of the first piece k (n,) at its entry time t_hit
+    (zeros where nothing is entered)."""
+    n = g.n
+    rows = np.arange(n)
     found = t_hit < np.inf
-    normal = np.zeros((3, n))
-    point = np.zeros((3, n))
-    if found.any():
-        tt = np.where(found, t_hit, 0.0)
-        is_quad = k < _N_QUAD
-        flat_q = np.where(is_quad, k, 0) * n + rows  # flat (piece, pair) indices
-        flat_p = np.where(is_quad, 0, k - _N_QUAD) * n + rows
-        rel_quad = w.reshape(3, -1).take(flat_q, 1)  # at entry the axial part is in range
-        rel_quad += tt * vp.reshape(3, -1).take(flat_q, 1)
-        rel_plane = plane_n.reshape(3, -1).take(flat_p, 1)
-        rel_plane *= s0.take(flat_p) + tt * sv.take(flat_p)
-        rel_c = np.where(is_quad, rel_quad, rel_plane)  # on_segment - on_triangle, |rel| = r
-        flat_j = _VERT_J.take(k) * n + rows
-        is_pg = k >= _N_QUAD + 2
-        # alpha_j = vals[9 + j] + t rates9[6 + j] on the parallelograms
-        flat_a = (np.where(is_pg, k - (_N_QUAD + 2), 0) + 9) * n + rows
-        alpha = vals.take(flat_a) + tt * rates9.take(flat_a - 3 * n)
-        alpha = np.where(is_pg, np.minimum(np.maximum(alpha, 0.0), 1.0), 0.0)
-        on_tri = np.where(
-            _AT_END.take(k),
-            Y.reshape(3, -1).take(_END_I.take(k) * n + rows, 1) + tt * v - rel_c,
-            verts.reshape(3, -1).take(flat_j, 1) + alpha * E.reshape(3, -1).take(flat_j, 1),
-        )
-        rel_len2 = _dot(rel_c, rel_c)
-        normal = rel_c * np.where(rel_len2 > 0.0, 1.0 / np.sqrt(rel_len2), 0.0)
-        point = on_tri + A
+    if not found.any():
+        return np.zeros((3, n)), np.zeros((3, n))
+    tt = np.where(found, t_hit, 0.0)
+    is_quad = k < _N_QUAD
+    flat_q = np.where(is_quad, k, 0) * n + rows  # flat (piece, pair) indices
+    flat_p = np.where(is_quad, 0, k - _N_QUAD) * n + rows
+    rel_quad = quad.w.reshape(3, -1).take(flat_q, 1)  # at entry the axial part is in range
+    rel_quad += tt * quad.vp.reshape(3, -1).take(flat_q, 1)
+    rel_plane = planes.plane_n.reshape(3, -1).take(flat_p, 1)
+    rel_plane *= planes.s0.take(flat_p) + tt * planes.sv.take(flat_p)
+    rel_c = np.where(is_quad, rel_quad, rel_plane)  # on_segment - on_triangle, |rel| = r
+    flat_j = _VERT_J.take(k) * n + rows
+    is_pg = k >= _N_QUAD + 2
+    # alpha_j = vals[9 + j] + t rates9[6 + j] on the parallelograms
+    flat_a = (np.where(is_pg, k - (_N_QUAD + 2), 0) + 9) * n + rows
+    alpha = planes.vals.take(flat_a) + tt * planes.rates9.take(flat_a - 3 * n)
+    alpha = np.where(is_pg, np.minimum(np.maximum(alpha, 0.0), 1.0), 0.0)
+    on_tri = np.where(
+        _AT_END.take(k),
+        g.Y.reshape(3, -1).take(_END_I.take(k) * n + rows, 1) + tt * g.v - rel_c,
+        g.verts.reshape(3, -1).take(flat_j, 1) + alpha * g.E.reshape(3, -1).take(flat_j, 1),
+    )
+    rel_len2 = _dot(rel_c, rel_c)
+    normal = rel_c * np.where(rel_len2 > 0.0, 1.0 / np.sqrt(rel_len2), 0.0)
+    return normal, on_tri + A
 
-    # starts penetrating: time 0 with the discrete contact's normal and point (core.contact,
-    # notes/API.md push-out rules), computed only for those pairs from the same records
+
+def _kernel(p, q, r, v, T, want=None):
+    """Sweep kernel on one chunk; callers hold np.errstate(divide/invalid/over = ignore).
+
+    p, q, v : (3, n) or (3, 1) world segment ends and displacement; r : (n,) or scalar radius;
+    T : (REC_FIELDS, n) triangle records (records.triangle_record; relative to vertex a);
+    want : (n,) bool or None (all): the pairs whose normal and point are wanted when they
+    start penetrating (the discrete contact); the others then report time 0 with zero
+    normal and point, and skip the contact kernel.
+    Returns time (n,), normal (3, n), point (3, n) (see sweep_capsule_triangle_many).
+    Phases: pair geometry, quadratic pieces, planar pieces, earliest entry, starts
+    penetrating, the entered piece's contact, the discrete contact of penetrating pairs.
+    """
+    g = _pair_geometry(p, q, r, v, T)
+    n = g.n
+    quad = _quadratic_entries(g)
+    planes = _planar_entries(g)
+    dist2_0 = np.minimum(quad.dist2_0, planes.dist2_0)
+    times = np.empty((_N_QUAD + 5, n))  # earliest entry; ties to the lowest piece
+    times[:_N_QUAD] = np.where(quad.ok, quad.t, np.inf)
+    times[_N_QUAD:] = np.where(planes.ok, planes.t, np.inf)
+    k = times.argmin(0)
+    t_hit = times.reshape(-1).take(k * n + np.arange(n))
+    penetrating = _starts_penetrating(g, planes, dist2_0)
+    normal, point = _entry_contact(g, quad, planes, k, t_hit, T[REC_A])
+    # starts penetrating: time 0 with the discrete contact's normal and point (core.contact's
+    # push-out rules), computed only for those pairs from the same records
     time = t_hit
     if penetrating.any():
         time = np.where(penetrating, 0.0, t_hit)
@@ -321,7 +389,7 @@ def _kernel(p, q, r, v, T, want=None):
         normal[:, idx] = c_normal
         point[:, idx] = c_point
     miss = time == np.inf
-    if found.any() and miss.any():
+    if (t_hit < np.inf).any() and miss.any():
         normal[:, miss] = 0.0
         point[:, miss] = 0.0
     return time, normal, point
