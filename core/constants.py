@@ -225,3 +225,14 @@ SANITY_WALL_HEIGHTS = 50.0
 # Metres. A level larger than this across is not in metres (game worlds are at most a few tens
 # of kilometres across; 100 km is a 1 km level in centimetres).
 SANITY_MAX_EXTENT = 1e5
+
+# Dimensionless. A single capsule-triangle verdict (core.contact.sphere_triangle /
+# capsule_triangle, and TriangleMesh's single-capsule queries through
+# contact.settle_touching) is borderline when |radius - float distance| is at most
+# EXACT_TIE_REL times the largest of the coordinates' magnitude, the local size and the
+# radius; core.exact (rational arithmetic) then decides. The float distance is accurate to a
+# few tens of ulps of those (~16 eps = 3.6e-15 relative, tests/test_closest.py), so 1e-13
+# (~450 ulps) holds every case float rounding can flip and costs one exact call (~0.1-1 ms)
+# only for capsules placed within 1e-13 relative of touching. Pinned by
+# tests/test_exact.py::test_single_capsule_verdicts_at_the_touching_boundary_are_exact.
+EXACT_TIE_REL = 1e-13

@@ -7,6 +7,11 @@ is a unit vector from the obstacle towards the capsule; moving the capsule by
 deepest point of the obstacle (for a triangle: the triangle point closest to the capsule's
 segment). ``triangle`` is -1 (these are non-mesh queries).
 
+Borderline verdicts: the single-capsule functions (``sphere_triangle``, ``capsule_triangle``)
+let core.exact decide when the float distance is within EXACT_TIE_REL of the radius
+(``settle_touching``), so a capsule exactly touching a triangle is never a contact and one
+penetrating by less than the rounding always is. The batched kernels stay float.
+
 Push-out rules:
 * Segment clear of the obstacle: depth = r - dist, normal = (on_segment - on_obstacle) / dist.
 * Segment touching or crossing a triangle (dist below CONTACT_DIRECTION_REL2 of the local scale):
@@ -28,9 +33,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import exact
 from ._validate import as_point, as_radius
 from .closest import segment_segment_kernel, segment_triangle_records
-from .constants import CONTACT_DIRECTION_REL2, DEGENERATE_REL2, PARALLEL_SIN2
+from .constants import CONTACT_DIRECTION_REL2, DEGENERATE_REL2, EXACT_TIE_REL, PARALLEL_SIN2
 from .records import REC_A, REC_E, REC_EE, REC_G, REC_NN, as_rows, cross3, dot3, triangle_record
 from .shapes import Capsule, Contact
 
@@ -40,6 +46,8 @@ __all__ = [
     "capsule_triangle",
     "capsule_triangle_many",
     "capsule_triangle_records",
+    "settle_touching",
+    "touching_band",
 ]
 
 _AXES = np.eye(3)
@@ -172,11 +180,35 @@ def capsule_triangle_many(p, q, radius, a, b, c):
     return hit, depth, normal.T, point.T
 
 
+def touching_band(p, q, radius, a, b, c) -> float:
+    """Metres: |radius - float distance| at or below which the float verdict of one capsule
+    against one triangle is borderline (EXACT_TIE_REL of the largest coordinate, radius or
+    local size: the kernels' rounding is a few ulps of those)."""
+    pts = np.stack([p, q, a, b, c])
+    size = float(np.abs(pts - pts[2]).max())
+    return EXACT_TIE_REL * max(float(np.abs(pts).max()), size, float(radius))
+
+
+def settle_touching(p, q, radius, a, b, c, hit: bool, depth: float):
+    """The penetration verdict of one capsule (segment p-q, radius) against triangle (a, b, c)
+    when the float result is borderline: ``(hit, depth)`` with core.exact deciding whenever
+    |depth| <= touching_band (depth = radius - float distance). A float contact that exact
+    arithmetic says only touches (or misses) is dropped; a float miss that exact arithmetic
+    says penetrates by less than the rounding gets depth max(depth, ulp(radius)) > 0.
+    Points are (3,) float64 taken at their exact binary values."""
+    if abs(depth) > touching_band(p, q, radius, a, b, c):
+        return hit, depth
+    if not exact.capsule_triangle_intersect(p, q, radius, a, b, c):
+        return False, depth
+    return True, max(depth, float(np.spacing(radius)))
+
+
 def _contact_from_many(p, q, radius, a, b, c):
     hit, depth, normal, point = capsule_triangle_many(p, q, radius, a, b, c)
-    if not hit[0]:
+    hit, d = settle_touching(p, q, radius, a, b, c, bool(hit[0]), float(depth[0]))
+    if not hit:
         return None
-    return Contact(float(depth[0]), normal[0].copy(), point[0].copy(), -1)
+    return Contact(d, normal[0].copy(), point[0].copy(), -1)
 
 
 def sphere_triangle(center, radius, a, b, c) -> Contact | None:

@@ -619,3 +619,78 @@ def test_capsule_triangle_bad_input_names_argument(name, value):
 def test_good_inputs_for_the_bad_input_tests_are_valid():
     assert not capsules_intersect(**GOOD_CC)
     assert not capsule_triangle_intersect(**GOOD_CT)
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. core.exact as the tie-breaker of the single-capsule float verdicts (core.contact)
+# ---------------------------------------------------------------------------------------------
+
+
+def _touching_cases(seed, n):
+    """Spheres and capsules placed at distance ~r from a triangle in float (so the exact
+    distance is r up to rounding): over the face, beside an edge, off a vertex, lying flat."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        a, b, c = rng.uniform(-1, 1, (3, 3)) * (1e4 if i % 5 == 4 else 1.0)
+        if i % 5 == 4:
+            b, c = a + (b - a) * 1e-4, a + (c - a) * 1e-4  # 10 km from the origin, 1 m wide
+        nrm = np.cross(b - a, c - a)
+        nrm /= np.linalg.norm(nrm)
+        r = float(rng.uniform(0.1, 1.0))
+        kind = i % 4
+        if kind == 0:  # over the face
+            w = rng.dirichlet([1, 1, 1])
+            p = w[0] * a + w[1] * b + w[2] * c + r * nrm
+            q = p
+        elif kind == 1:  # beside the middle of edge ab, in the plane
+            m = 0.5 * (a + b)
+            out_dir = np.cross(b - a, nrm)
+            out_dir /= np.linalg.norm(out_dir)
+            if np.dot(out_dir, c - m) > 0:
+                out_dir = -out_dir
+            p = q = m + r * out_dir
+        elif kind == 2:  # off vertex a, away from the triangle
+            d = a - (a + b + c) / 3
+            p = q = a + r * d / np.linalg.norm(d)
+        else:  # a capsule lying flat over the face
+            w = rng.dirichlet([1, 1, 1])
+            x = w[0] * a + w[1] * b + w[2] * c + r * nrm
+            p, q = x, x + 0.3 * (b - a)
+        out.append((p, q, r, a, b, c))
+    return out
+
+
+def test_single_capsule_verdicts_at_the_touching_boundary_are_exact():
+    """Issue 13 ("docs match code"): core.exact is the tie-breaker for borderline float
+    results. Capsules placed at distance r from a triangle in float: the float kernel alone
+    disagreed with exact arithmetic in ~20 % of them; sphere_triangle and capsule_triangle
+    now agree with core.exact on every one, and a contact they report has depth > 0."""
+    from core import Capsule, capsule_triangle, sphere_triangle
+    from core.contact import capsule_triangle_many
+
+    float_disagrees = 0
+    for p, q, r, a, b, c in _touching_cases(7, 300):
+        truth = capsule_triangle_intersect(p, q, r, a, b, c)
+        float_disagrees += bool(capsule_triangle_many(p, q, r, a, b, c)[0][0]) != truth
+        got = capsule_triangle(Capsule(p, q, r), a, b, c)
+        assert (got is not None) == truth, (p, q, r, a, b, c)
+        if got is not None:
+            assert got.depth > 0.0
+        if np.array_equal(p, q):
+            assert (sphere_triangle(p, r, a, b, c) is not None) == truth
+    assert float_disagrees > 10  # the cases really sit on the boundary
+
+
+def test_tie_band_leaves_clear_verdicts_to_float():
+    """Away from the boundary the exact predicate is never consulted (the band is ~1e-13
+    relative): a sphere 1e-9 inside or outside keeps the float verdict and its depth."""
+    from core.contact import settle_touching, touching_band
+
+    a, b, c = np.array([0.0, 0, 0]), np.array([2.0, 0, 0]), np.array([0.0, 2, 0])
+    p = np.array([0.5, 0.5, 0.3])
+    assert touching_band(p, p, 0.3, a, b, c) == pytest.approx(2e-13)
+    assert settle_touching(p, p, 0.3 + 1e-9, a, b, c, True, 1e-9) == (True, 1e-9)
+    assert settle_touching(p, p, 0.3 - 1e-9, a, b, c, False, -1e-9) == (False, -1e-9)
+    # exactly touching (0.3 is the same float on both sides): never a contact
+    assert settle_touching(p, p, 0.3, a, b, c, True, 0.0)[0] is False
