@@ -19,12 +19,15 @@ Implementation notes
   end) and the origin is added back at the end, so shapes 10 km from the world origin lose
   nothing, and only scale-free tests are used, so 0.1 mm shapes work like 1 m shapes.
 * The triangle normal is ``cross(b - a, c - a)`` re-orthogonalised against ``b - a``. For a
-  sliver triangle the normal's direction is ill-conditioned, but the orthogonalised normal is
-  exactly the normal of the triangle (a, b, c') with ``|c' - c|`` within float rounding of the
-  triangle's size, and every face-region decision and distance uses that one plane
-  consistently, so the answer is that of a triangle perturbed by rounding only (distances stay
-  1-Lipschitz in the vertices). Only an exactly-zero normal selects the degenerate path (the
-  triangle is then the union of its three edges, which is exact).
+  thin triangle the normal's direction is ill-conditioned, but the orthogonalised normal is
+  the normal of a triangle (a, b, c') with ``|c' - c|`` at most the triangle's width, and every
+  distance uses that one plane, so distances stay 1-Lipschitz in the vertices. The in-plane
+  edge tests of the face region round by ~eps * scale, which on a triangle of width ~eps *
+  scale would stretch its face along its line past its corners (closest points 0.2-1.5 m
+  wrong before; tests/test_slivers.py): a point of the face must also project within the
+  longest edge (the span guard, exact in real arithmetic). Slivers (relative width <= 1e-10,
+  core.constants.SLIVER_REL2) get a zero normal in ``records.drop_sliver_normal`` and take the
+  degenerate path: the union of the three edges, the segment they nearly are.
 """
 
 from __future__ import annotations
