@@ -12,11 +12,13 @@ the membership of the collision source changes. A ``depsgraph_update_post`` hand
 * anything else (a capsule, an Empty, a path, a camera moving) is ignored: moving a capsule
   never rebuilds the level.
 
-A suspect cache is not thrown away blindly: the next ``cached_level`` re-reads the parts
-(the fast attribute path, ~tens of ms per million triangles) and compares them with the
-cached arrays; only a real difference rebuilds the ``TriangleMesh`` (the expensive part).
-So writing a result attribute (``capsule_penetration``) onto a wall, which Blender reports as
-a geometry update of that wall, costs one re-read and keeps the same mesh.
+A flagged update of a level object whose world matrix, positions and corners are unchanged
+(``fingerprint``: attribute reads, ~1 ms per million triangles) is ignored: writing a result
+attribute (``capsule_penetration``) onto a wall, which Blender reports as a geometry update of
+that wall, keeps the cache current. A suspect cache is not thrown away blindly: the next
+``cached_level`` re-reads the parts (the attribute path, ~0.1 s per million triangles) and
+compares them with the cached arrays; only a real difference rebuilds the ``TriangleMesh``
+(the expensive part).
 
 The cache is per scene name and cleared on file load (``clear``).
 """
@@ -37,6 +39,7 @@ class _Entry:
     parts_key: tuple  # (names, (V, M) per part) of the parts the level was built from
     digest: bytes  # content digest of those parts
     sources: set = field(default_factory=set)  # original object / mesh names it depends on
+    fingerprints: dict = field(default_factory=dict)  # object name -> fingerprint()
     suspect: bool = False
 
 
@@ -73,6 +76,36 @@ def _sources(parts) -> set:
     return names
 
 
+def fingerprint(eval_obj) -> tuple:
+    """What the level reads from an evaluated mesh object, cheaply: its world matrix and a
+    digest of its positions and corners (attribute reads, ~1 ms per million triangles)."""
+    import hashlib  # noqa: PLC0415
+
+    me = eval_obj.data
+    pos = np.empty(len(me.vertices) * 3, dtype=np.float32)
+    if pos.size:
+        me.attributes["position"].data.foreach_get("vector", pos)
+    cv = np.empty(len(me.loops), dtype=np.int32)
+    if cv.size:
+        me.attributes[".corner_vert"].data.foreach_get("value", cv)
+    h = hashlib.sha1(pos.tobytes(), usedforsecurity=False)
+    h.update(cv.tobytes())
+    h.update(len(me.polygons).to_bytes(8, "little"))
+    m = np.array(eval_obj.matrix_world, dtype=np.float64)
+    return m.tobytes(), h.digest()
+
+
+def _fingerprints(parts, depsgraph) -> dict:
+    out = {}
+    for p in parts:
+        if "/" in p.name:
+            continue  # instances: any flagged update of their objects re-reads
+        ob = bpy.data.objects.get(p.name)
+        if ob is not None and ob.type == "MESH":
+            out[p.name] = fingerprint(ob.evaluated_get(depsgraph))
+    return out
+
+
 def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
     """The scene's level, read and built only when it changed (see the module docstring)."""
     entry = _entries.get(scene.name)
@@ -86,10 +119,12 @@ def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
         stats["rereads"] += 1
         entry.suspect = False
         entry.sources = _sources(parts)
+        entry.fingerprints = _fingerprints(parts, depsgraph)
         return entry.level
     level = scene_data.level_from_parts(parts, unit)
     stats["builds"] += 1
-    _entries[scene.name] = _Entry(level, key, digest, _sources(parts))
+    _entries[scene.name] = _Entry(level, key, digest, _sources(parts),
+                                  _fingerprints(parts, depsgraph))
     return level
 
 
@@ -110,9 +145,26 @@ def note_updates(scene, depsgraph) -> bool:
     if entry is None or entry.suspect:
         return False
     for update in depsgraph.updates:
-        if affects_level(update, entry.sources):
-            entry.suspect = True
-            return True
+        if not affects_level(update, entry.sources):
+            continue
+        if _unchanged(update, entry, depsgraph):
+            continue  # e.g. a result attribute written onto a wall: same positions
+        entry.suspect = True
+        return True
+    return False
+
+
+def _unchanged(update, entry, depsgraph) -> bool:
+    """A flagged update of a level object whose matrix, positions and corners are the same."""
+    orig = getattr(update.id, "original", update.id)
+    if isinstance(orig, bpy.types.Object):
+        fp = entry.fingerprints.get(orig.name)
+        return fp is not None and fingerprint(orig.evaluated_get(depsgraph)) == fp
+    if isinstance(orig, bpy.types.Mesh):
+        # its objects get their own update in the same batch: judged there
+        users = [n for n, _ in entry.fingerprints.items()
+                 if (ob := bpy.data.objects.get(n)) is not None and ob.data == orig]
+        return bool(users)
     return False
 
 
