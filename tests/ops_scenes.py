@@ -83,14 +83,14 @@ def transformed_level(bpy):
 
 
 def array_stairs(bpy, count=6, rise=0.2, run=0.4):
-    """One step box with an ARRAY modifier (relative offset) making ``count`` steps."""
+    """One step box with an ARRAY modifier (constant offset) making ``count`` steps."""
     v, f = box((run, 2.0, rise))
     step = mesh_object(bpy, "Stairs", v, f, location=(0, 0, rise / 2))
     mod = step.modifiers.new("Array", "ARRAY")
     mod.count = count
     mod.use_relative_offset = False
     mod.use_constant_offset = True
-    mod.constant_offset_displacement = (run, 0.0, rise)
+    mod.constant_offset_displace = (run, 0.0, rise)
     return step
 
 
