@@ -16,9 +16,10 @@ HOOK_MODULES = ("live", "gizmos", "overlay")
 
 
 def _class_modules():
-    from . import operators, panels  # noqa: PLC0415  (after properties: they use its classes)
+    # after properties: they use its classes
+    from . import operators, operators_audit, operators_walk, panels  # noqa: PLC0415
 
-    return (properties, operators, panels)
+    return (properties, operators, operators_audit, operators_walk, panels)
 
 
 def _hook_modules():
