@@ -154,7 +154,7 @@ def penetration_layer(scene, depsgraph) -> np.ndarray:
         if flags is None or not flags.any():
             continue
         me = ev.data
-        if not scene_data.same_topology(ob.data, me):
+        if not scene_data.faces_map_back(ob, me):
             continue  # the attribute's faces are the original's; not drawable on this result
         pos, tris, tri_face = scene_data.mesh_triangles(me)
         sel = flags[tri_face]
@@ -189,7 +189,7 @@ def walkability_layer(scene, depsgraph):
     for ob, ev in _attribute_meshes(scene, depsgraph, WALKABILITY_ATTRIBUTE):
         codes = _face_attribute(ob.data, WALKABILITY_ATTRIBUTE, np.int8)
         me = ev.data
-        if codes is None or not scene_data.same_topology(ob.data, me):
+        if codes is None or not scene_data.faces_map_back(ob, me):
             continue
         pos, tris, tri_face = scene_data.mesh_triangles(me)
         c = codes[tri_face]

@@ -8,9 +8,11 @@ times ``scene.unit_settings.scale_length``), float64, triangulated by Blender it
 
 * triangles-only meshes: the corners in order (``.corner_vert`` read as one attribute), which
   is what Blender's own corner triangulation gives for a triangle;
-* any quad or n-gon: Blender's corner triangles (``loop_triangles``, its polyfill, so concave
-  n-gons are split without inventing area), their corners gathered through ``.corner_vert``;
-  ``loop_triangle_polygons`` gives the face of each triangle.
+* any quad or n-gon: Blender's corner triangles (its polyfill, so concave n-gons are split
+  without inventing area). ``loop_triangle_polygons`` (an array read) gives each triangle's
+  face; quads are split by Blender's own rule computed in numpy (float32, as Blender does),
+  and only n-gons and quads on a tie read Blender's triangles item by item (or all at once in
+  bulk, ~0.15 s per million, when there are many): ``corner_triangles``.
 
 Positions come from the ``position`` attribute (float32, as Blender stores them); nothing loops
 over vertices or faces in Python. Instances (collection instances, geometry-nodes instances)
@@ -63,7 +65,8 @@ class LevelGeometry:
     tri_face : (M,) int32 polygon index in that object's EVALUATED mesh
     tri_orig_face : (M,) int32 ORIGINAL polygon index, -1 where it does not map back
     unit_scale : metres per Blender unit
-    stamp : hex digest of the geometry (vertices, triangles, names): equal stamps, equal level
+    stamp : hex digest of the geometry (vertices, triangles, names, face maps): equal stamps,
+        equal level, across sessions too
     """
 
     mesh: TriangleMesh
@@ -185,6 +188,96 @@ def collision_objects(scene, depsgraph) -> list:
 
 
 # ---------------------------------------------------------------- mesh arrays
+# Quads whose split Blender decides by a float32 sign test closer to zero than this (relative
+# to the magnitudes involved) are read from Blender's own triangles instead of decided here:
+# ~100 float32 ulps, far above any rounding difference between numpy and Blender's C.
+QUAD_SPLIT_TIE_REL = 1e-5
+# Faces read one by one (n-gons, quad ties) beyond which one bulk read of all of Blender's
+# corner triangles is faster (~0.15 s per million triangles) than item access (~2 us each).
+ITEM_READ_LIMIT = 20_000
+
+
+def blender_corner_triangles(me) -> tuple[np.ndarray, np.ndarray]:
+    """Blender's corner triangles of ``me`` read in bulk: (corners (M, 3) int32 corner
+    indices, tri_face (M,) int32). The reference the fast path below must equal."""
+    n_tri = len(me.loop_triangles)
+    loops = np.empty(n_tri * 3, dtype=np.int32)
+    me.loop_triangles.foreach_get("loops", loops)
+    tri_face = np.empty(n_tri, dtype=np.int32)
+    me.loop_triangle_polygons.foreach_get("value", tri_face)
+    return loops.reshape(-1, 3), tri_face
+
+
+def _quad_flips(pos, corner_vert, first):
+    """Blender's quad split: (0,1,2)+(0,2,3), or (0,1,3)+(1,2,3) when the 0-2 diagonal lies
+    outside the quad. Blender decides it with ``is_quad_flip_v3_first_third_fast`` (BLI
+    math_geom: dot((v2-v1) x (v3-v1), (v4-v1) x (v3-v1)) > 0) or, when face normals are
+    cached, ``..._with_normal`` (v2 and v4 against the diagonal's in-plane tangent
+    (v3-v1) x n). Both are computed here in float32; a quad where they disagree or either is
+    within ``QUAD_SPLIT_TIE_REL`` of its threshold is a tie. Returns (flip, tie) masks."""
+    v = pos[corner_vert[first[:, None] + np.arange(4)]]  # (Q, 4, 3) float32
+    v1, v2, v3, v4 = v[:, 0], v[:, 1], v[:, 2], v[:, 3]
+    d12 = v2 - v1
+    d13 = v3 - v1
+    d14 = v4 - v1
+    ca = np.cross(d12, d13)
+    cb = np.cross(d14, d13)
+    dot = np.einsum("ij,ij->i", ca, cb)
+    flip = dot > 0.0
+    tie = np.abs(dot) <= QUAD_SPLIT_TIE_REL * np.einsum("ij,ij->i", np.abs(ca), np.abs(cb))
+    normal = np.cross(v1 - v3, v2 - v4)  # normal_quad_v3 (its length does not matter)
+    tangent = np.cross(d13, normal)
+    at1 = np.einsum("ij,ij->i", v1, tangent)
+    at2 = np.einsum("ij,ij->i", v2, tangent)
+    at4 = np.einsum("ij,ij->i", v4, tangent)
+    flip_n = (at4 >= at1) | (at2 <= at1)
+    size = np.einsum("ij,ij->i", np.abs(v).max(axis=1), np.abs(tangent))
+    tie |= (np.abs(at4 - at1) <= QUAD_SPLIT_TIE_REL * size)
+    tie |= (np.abs(at2 - at1) <= QUAD_SPLIT_TIE_REL * size)
+    tie |= flip != flip_n
+    return flip, tie
+
+
+def corner_triangles(me, pos, corner_vert) -> tuple[np.ndarray, np.ndarray]:
+    """Blender's corner triangulation of ``me`` without the slow bulk read where possible.
+
+    ``loop_triangle_polygons`` (an array read) gives each triangle's face, hence every face's
+    size and first corner. Triangles are their corners; quads follow Blender's split rule
+    (``_quad_flips``); n-gons and quads on a tie are read from Blender's own triangles one
+    by one; with more than ``ITEM_READ_LIMIT`` of those, everything is read in bulk.
+    Returns (corners (M, 3) int32 corner indices, tri_face (M,) int32), equal to
+    ``blender_corner_triangles`` (tests/test_addon_scene.py pins it on random meshes).
+    """
+    n_tri = len(me.loop_triangles)
+    tri_face = np.empty(n_tri, dtype=np.int32)
+    me.loop_triangle_polygons.foreach_get("value", tri_face)
+    n_face = len(me.polygons)
+    size = np.bincount(tri_face, minlength=n_face) + 2  # a face of k corners: k - 2 triangles
+    first_tri = np.concatenate([[0], np.cumsum(size - 2)[:-1]])
+    first_corner = np.concatenate([[0], np.cumsum(size)[:-1]])
+    corners = np.empty((n_tri, 3), dtype=np.int32)
+    tri = size == 3
+    corners[first_tri[tri]] = first_corner[tri, None] + np.arange(3)
+    quad = np.flatnonzero(size == 4)
+    flip, tie = _quad_flips(pos, corner_vert, first_corner[quad])
+    c0 = first_corner[quad]
+    t0 = first_tri[quad]
+    plain = ~flip
+    corners[t0[plain]] = c0[plain, None] + np.array([0, 1, 2])
+    corners[t0[plain] + 1] = c0[plain, None] + np.array([0, 2, 3])
+    corners[t0[flip]] = c0[flip, None] + np.array([0, 1, 3])
+    corners[t0[flip] + 1] = c0[flip, None] + np.array([1, 2, 3])
+    slow_faces = np.concatenate([np.flatnonzero(size > 4), quad[tie]])
+    if slow_faces.size:
+        slow = np.concatenate([np.arange(first_tri[f], first_tri[f] + size[f] - 2)
+                               for f in slow_faces.tolist()])
+        if slow.size > ITEM_READ_LIMIT:
+            return blender_corner_triangles(me)
+        items = me.loop_triangles
+        corners[slow] = [tuple(items[k].loops) for k in slow.tolist()]
+    return corners, tri_face
+
+
 def mesh_triangles(me) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Blender's own triangulation of mesh ``me`` through the attribute API.
 
@@ -197,19 +290,16 @@ def mesh_triangles(me) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     pos = np.empty(n_vert * 3, dtype=np.float32)
     if n_vert:
         me.attributes["position"].data.foreach_get("vector", pos)
+    pos = pos.reshape(-1, 3)
     corner_vert = np.empty(n_corner, dtype=np.int32)
     if n_corner:
         me.attributes[".corner_vert"].data.foreach_get("value", corner_vert)
     if n_face == 0:
-        return pos.reshape(-1, 3), np.empty((0, 3), np.int32), np.empty(0, np.int32)
+        return pos, np.empty((0, 3), np.int32), np.empty(0, np.int32)
     if n_corner == 3 * n_face:  # every face has >= 3 corners, so all are triangles
-        return pos.reshape(-1, 3), corner_vert.reshape(-1, 3), np.arange(n_face, dtype=np.int32)
-    n_tri = len(me.loop_triangles)
-    loops = np.empty(n_tri * 3, dtype=np.int32)
-    me.loop_triangles.foreach_get("loops", loops)
-    tri_face = np.empty(n_tri, dtype=np.int32)
-    me.loop_triangle_polygons.foreach_get("value", tri_face)
-    return pos.reshape(-1, 3), corner_vert[loops].reshape(-1, 3), tri_face
+        return pos, corner_vert.reshape(-1, 3), np.arange(n_face, dtype=np.int32)
+    corners, tri_face = corner_triangles(me, pos, corner_vert)
+    return pos, corner_vert[corners], tri_face
 
 
 def _face_sizes(me) -> np.ndarray:
@@ -220,7 +310,7 @@ def _face_sizes(me) -> np.ndarray:
 
 def same_topology(original_mesh, evaluated_mesh) -> bool:
     """True when the evaluated mesh has exactly the original's faces (identity face map)."""
-    if original_mesh is evaluated_mesh:
+    if original_mesh == evaluated_mesh:
         return True
     if (len(original_mesh.polygons) != len(evaluated_mesh.polygons)
             or len(original_mesh.loops) != len(evaluated_mesh.loops)):
@@ -247,7 +337,17 @@ class _Part:
     tri_orig_face: np.ndarray
 
 
-def _read_part(name, eval_obj, original_mesh, matrix, unit_scale, maps_back) -> _Part | None:
+def has_modifiers(obj) -> bool:
+    """Whether any viewport modifier may change ``obj``'s evaluated mesh (original object)."""
+    return any(m.show_viewport for m in obj.modifiers)
+
+
+def faces_map_back(original_obj, evaluated_mesh) -> bool:
+    """Whether evaluated face i of ``original_obj`` is its original face i (see module doc)."""
+    return not has_modifiers(original_obj) or same_topology(original_obj.data, evaluated_mesh)
+
+
+def _read_part(name, eval_obj, original_obj, matrix, unit_scale, maps_back) -> _Part | None:
     me = eval_obj.data
     pos, tris, tri_face = mesh_triangles(me)
     if tris.shape[0] == 0:
@@ -255,8 +355,8 @@ def _read_part(name, eval_obj, original_mesh, matrix, unit_scale, maps_back) -> 
     verts, flipped = _world(pos, matrix, unit_scale)
     if flipped:
         tris = tris[:, [0, 2, 1]]
-    if maps_back and original_mesh is not None and same_topology(original_mesh, me):
-        orig = tri_face
+    if maps_back and original_obj is not None and faces_map_back(original_obj, me):
+        orig = tri_face  # no modifier (shape keys and edit mode keep faces) or same faces
     else:
         orig = np.full(tri_face.shape, NO_ORIGINAL_FACE, dtype=np.int32)
     return _Part(name, verts, tris, tri_face, orig)
@@ -281,14 +381,14 @@ def read_parts(depsgraph, scene) -> list[_Part]:
             name = f"{parent.name}/{inner.name}"
             # geometry made by nodes: the instance's mesh is not the instanced object's mesh
             generated = inner == parent
-            original_mesh = None if generated else inner.data
-            part = _read_part(name, ob, original_mesh, inst.matrix_world, unit, not generated)
+            part = _read_part(name, ob, None if generated else inner, inst.matrix_world, unit,
+                              not generated)
         else:
             orig = ob.original
             if not accept(orig):
                 continue
             seen.add(orig.name)
-            part = _read_part(orig.name, ob, orig.data, inst.matrix_world, unit, True)
+            part = _read_part(orig.name, ob, orig, inst.matrix_world, unit, True)
         if part is not None:
             parts.append(part)
     if source != "VISIBLE":  # hidden collision proxies still collide
@@ -296,14 +396,29 @@ def read_parts(depsgraph, scene) -> list[_Part]:
             if orig.name in seen:
                 continue
             ev = orig.evaluated_get(depsgraph)
-            part = _read_part(orig.name, ev, orig.data, ev.matrix_world, unit, True)
+            part = _read_part(orig.name, ev, orig, ev.matrix_world, unit, True)
             if part is not None:
                 parts.append(part)
     return parts
 
 
-def level_from_parts(parts, unit_scale: float) -> LevelGeometry:
-    """Concatenate parts into one LevelGeometry (raises ValueError when there are none)."""
+def parts_digest(parts) -> bytes:
+    """A digest of everything a level is built from: names, vertices, triangles, face maps."""
+    h = hashlib.sha1(usedforsecurity=False)
+    for p in parts:
+        h.update(p.name.encode() + b"\0")
+        h.update(np.array(p.vertices.shape + p.triangles.shape, np.int64).tobytes())
+        h.update(p.vertices.tobytes())
+        h.update(np.ascontiguousarray(p.triangles).tobytes())
+        h.update(p.tri_orig_face.tobytes())
+    return h.digest()
+
+
+def level_from_parts(parts, unit_scale: float, digest: bytes | None = None) -> LevelGeometry:
+    """Concatenate parts into one LevelGeometry (raises ValueError when there are none).
+
+    ``digest`` is ``parts_digest(parts)`` when the caller already has it (the stamp).
+    """
     if not parts:
         raise ValueError("no collision meshes: nothing in the collision source has faces "
                          "(check the Collision Source setting)")
@@ -322,11 +437,8 @@ def level_from_parts(parts, unit_scale: float) -> LevelGeometry:
     tri_orig = np.concatenate([p.tri_orig_face for p in parts])
     objects = tuple(names)
     mesh = TriangleMesh(vertices, triangles)
-    h = hashlib.sha1(usedforsecurity=False)
-    h.update(np.ascontiguousarray(vertices).tobytes())
-    h.update(np.ascontiguousarray(triangles).tobytes())
-    h.update("\0".join(objects).encode())
-    h.update(np.ascontiguousarray(tri_object).tobytes())
+    if digest is None:
+        digest = parts_digest(parts)
     for a in (tri_object, tri_face, tri_orig):
         a.flags.writeable = False
     return LevelGeometry(
@@ -336,7 +448,7 @@ def level_from_parts(parts, unit_scale: float) -> LevelGeometry:
         tri_face=tri_face,
         tri_orig_face=tri_orig,
         unit_scale=unit_scale,
-        stamp=h.hexdigest()[:16],
+        stamp=digest.hex()[:16],
     )
 
 

@@ -297,3 +297,58 @@ def test_path_points_from_curves_and_mesh_polylines(sd, scene):
         sd.path_points(bh.mesh_object("Y", None, None, mesh=me3), bh.depsgraph(), 1.0)
     with pytest.raises(ValueError, match="curve or a mesh"):
         sd.path_points(bh.empty("NoPath"), bh.depsgraph(), 1.0)
+
+
+def _random_faces_mesh(seed, n_faces=400):
+    """Separate random faces: triangles, convex/concave/warped/degenerate quads, n-gons."""
+    import bpy  # noqa: PLC0415
+
+    rng = np.random.default_rng(seed)
+    verts, faces = [], []
+    for i in range(n_faces):
+        k = int(rng.choice([3, 4, 4, 4, 5, 7]))
+        base = len(verts)
+        ang = np.sort(rng.uniform(0, 2 * np.pi, k))
+        rad = rng.uniform(0.2, 1.0, k)
+        pts = np.stack([rad * np.cos(ang), rad * np.sin(ang), rng.normal(0, 0.3, k)], 1)
+        kind = i % 5
+        if k == 4 and kind == 1:
+            pts[1] = pts[0] * 0.5 + pts[2] * 0.5  # a corner on the 0-2 diagonal (tie)
+        if k == 4 and kind == 2:
+            pts[2] = pts[0]  # degenerate
+        if k == 4 and kind == 3:
+            pts[3] = -0.1 * pts[1]  # concave at corner 3
+        verts += (pts + rng.uniform(-50, 50, 3)).tolist()
+        faces.append(tuple(range(base, base + k)))
+    me = bpy.data.meshes.new(f"random{seed}")
+    me.from_pydata(verts, [], faces)
+    me.update()
+    return me
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fast_corner_triangles_equal_blenders_own(sd, scene, seed):
+    me = _random_faces_mesh(seed)
+    pos = np.empty(len(me.vertices) * 3, np.float32)
+    me.attributes["position"].data.foreach_get("vector", pos)
+    cv = np.empty(len(me.loops), np.int32)
+    me.attributes[".corner_vert"].data.foreach_get("value", cv)
+    ref_corners, ref_face = sd.blender_corner_triangles(me)
+    corners, tri_face = sd.corner_triangles(me, pos.reshape(-1, 3), cv)
+    np.testing.assert_array_equal(tri_face, ref_face)
+    np.testing.assert_array_equal(corners, ref_corners)
+    me.polygons[0].normal  # noqa: B018  (face normals cached: Blender may use the normal rule)
+    me.update()
+    corners, _ = sd.corner_triangles(me, pos.reshape(-1, 3), cv)
+    np.testing.assert_array_equal(corners, sd.blender_corner_triangles(me)[0])
+
+
+def test_many_slow_faces_fall_back_to_one_bulk_read(sd, scene, monkeypatch):
+    me = _random_faces_mesh(3, n_faces=50)
+    pos = np.empty(len(me.vertices) * 3, np.float32)
+    me.attributes["position"].data.foreach_get("vector", pos)
+    cv = np.empty(len(me.loops), np.int32)
+    me.attributes[".corner_vert"].data.foreach_get("value", cv)
+    monkeypatch.setattr(sd, "ITEM_READ_LIMIT", 0)
+    corners, _ = sd.corner_triangles(me, pos.reshape(-1, 3), cv)
+    np.testing.assert_array_equal(corners, sd.blender_corner_triangles(me)[0])
