@@ -8,11 +8,9 @@ times ``scene.unit_settings.scale_length``), float64, triangulated by Blender it
 
 * triangles-only meshes: the corners in order (``.corner_vert`` read as one attribute), which
   is what Blender's own corner triangulation gives for a triangle;
-* any quad or n-gon: Blender's corner triangles (its polyfill, so concave n-gons are split
-  without inventing area). ``loop_triangle_polygons`` (an array read) gives each triangle's
-  face; quads are split by Blender's own rule computed in numpy (float32, as Blender does),
-  and only n-gons and quads on a tie read Blender's triangles item by item (or all at once in
-  bulk, ~0.15 s per million, when there are many): ``corner_triangles``.
+* any quad or n-gon: Blender's corner triangles (``loop_triangles``, its quad rule and
+  polyfill, so concave n-gons are split without inventing area), their corners gathered
+  through ``.corner_vert``; ``loop_triangle_polygons`` gives the face of each triangle.
 
 Positions come from the ``position`` attribute (float32, as Blender stores them); nothing loops
 over vertices or faces in Python. Instances (collection instances, geometry-nodes instances)
@@ -188,94 +186,20 @@ def collision_objects(scene, depsgraph) -> list:
 
 
 # ---------------------------------------------------------------- mesh arrays
-# Quads whose split Blender decides by a float32 sign test closer to zero than this (relative
-# to the magnitudes involved) are read from Blender's own triangles instead of decided here:
-# ~100 float32 ulps, far above any rounding difference between numpy and Blender's C.
-QUAD_SPLIT_TIE_REL = 1e-5
-# Faces read one by one (n-gons, quad ties) beyond which one bulk read of all of Blender's
-# corner triangles is faster (~0.15 s per million triangles) than item access (~2 us each).
-ITEM_READ_LIMIT = 20_000
-
-
 def blender_corner_triangles(me) -> tuple[np.ndarray, np.ndarray]:
     """Blender's corner triangles of ``me`` read in bulk: (corners (M, 3) int32 corner
-    indices, tri_face (M,) int32). The reference the fast path below must equal."""
+    indices, tri_face (M,) int32). ~0.12-0.4 s per million triangles: the one slow read.
+
+    Replicating Blender's quad split in numpy (both of its rules, ties read item by item)
+    was tried, and it matched this read exactly on random concave, warped and degenerate
+    quads, but it took 2-3x longer than this read at 1M triangles; so only triangles-only
+    meshes skip it (``mesh_triangles``)."""
     n_tri = len(me.loop_triangles)
     loops = np.empty(n_tri * 3, dtype=np.int32)
     me.loop_triangles.foreach_get("loops", loops)
     tri_face = np.empty(n_tri, dtype=np.int32)
     me.loop_triangle_polygons.foreach_get("value", tri_face)
     return loops.reshape(-1, 3), tri_face
-
-
-def _quad_flips(pos, corner_vert, first):
-    """Blender's quad split: (0,1,2)+(0,2,3), or (0,1,3)+(1,2,3) when the 0-2 diagonal lies
-    outside the quad. Blender decides it with ``is_quad_flip_v3_first_third_fast`` (BLI
-    math_geom: dot((v2-v1) x (v3-v1), (v4-v1) x (v3-v1)) > 0) or, when face normals are
-    cached, ``..._with_normal`` (v2 and v4 against the diagonal's in-plane tangent
-    (v3-v1) x n). Both are computed here in float32; a quad where they disagree or either is
-    within ``QUAD_SPLIT_TIE_REL`` of its threshold is a tie. Returns (flip, tie) masks."""
-    v = pos[corner_vert[first[:, None] + np.arange(4)]]  # (Q, 4, 3) float32
-    v1, v2, v3, v4 = v[:, 0], v[:, 1], v[:, 2], v[:, 3]
-    d12 = v2 - v1
-    d13 = v3 - v1
-    d14 = v4 - v1
-    ca = np.cross(d12, d13)
-    cb = np.cross(d14, d13)
-    dot = np.einsum("ij,ij->i", ca, cb)
-    flip = dot > 0.0
-    tie = np.abs(dot) <= QUAD_SPLIT_TIE_REL * np.einsum("ij,ij->i", np.abs(ca), np.abs(cb))
-    normal = np.cross(v1 - v3, v2 - v4)  # normal_quad_v3 (its length does not matter)
-    tangent = np.cross(d13, normal)
-    at1 = np.einsum("ij,ij->i", v1, tangent)
-    at2 = np.einsum("ij,ij->i", v2, tangent)
-    at4 = np.einsum("ij,ij->i", v4, tangent)
-    flip_n = (at4 >= at1) | (at2 <= at1)
-    size = np.einsum("ij,ij->i", np.abs(v).max(axis=1), np.abs(tangent))
-    tie |= (np.abs(at4 - at1) <= QUAD_SPLIT_TIE_REL * size)
-    tie |= (np.abs(at2 - at1) <= QUAD_SPLIT_TIE_REL * size)
-    tie |= flip != flip_n
-    return flip, tie
-
-
-def corner_triangles(me, pos, corner_vert) -> tuple[np.ndarray, np.ndarray]:
-    """Blender's corner triangulation of ``me`` without the slow bulk read where possible.
-
-    ``loop_triangle_polygons`` (an array read) gives each triangle's face, hence every face's
-    size and first corner. Triangles are their corners; quads follow Blender's split rule
-    (``_quad_flips``); n-gons and quads on a tie are read from Blender's own triangles one
-    by one; with more than ``ITEM_READ_LIMIT`` of those, everything is read in bulk.
-    Returns (corners (M, 3) int32 corner indices, tri_face (M,) int32), equal to
-    ``blender_corner_triangles`` (tests/test_addon_scene.py pins it on random meshes).
-    """
-    n_tri = len(me.loop_triangles)
-    tri_face = np.empty(n_tri, dtype=np.int32)
-    me.loop_triangle_polygons.foreach_get("value", tri_face)
-    n_face = len(me.polygons)
-    size = np.bincount(tri_face, minlength=n_face) + 2  # a face of k corners: k - 2 triangles
-    first_tri = np.concatenate([[0], np.cumsum(size - 2)[:-1]])
-    first_corner = np.concatenate([[0], np.cumsum(size)[:-1]])
-    corners = np.empty((n_tri, 3), dtype=np.int32)
-    tri = size == 3
-    corners[first_tri[tri]] = first_corner[tri, None] + np.arange(3)
-    quad = np.flatnonzero(size == 4)
-    flip, tie = _quad_flips(pos, corner_vert, first_corner[quad])
-    c0 = first_corner[quad]
-    t0 = first_tri[quad]
-    plain = ~flip
-    corners[t0[plain]] = c0[plain, None] + np.array([0, 1, 2])
-    corners[t0[plain] + 1] = c0[plain, None] + np.array([0, 2, 3])
-    corners[t0[flip]] = c0[flip, None] + np.array([0, 1, 3])
-    corners[t0[flip] + 1] = c0[flip, None] + np.array([1, 2, 3])
-    slow_faces = np.concatenate([np.flatnonzero(size > 4), quad[tie]])
-    if slow_faces.size:
-        slow = np.concatenate([np.arange(first_tri[f], first_tri[f] + size[f] - 2)
-                               for f in slow_faces.tolist()])
-        if slow.size > ITEM_READ_LIMIT:
-            return blender_corner_triangles(me)
-        items = me.loop_triangles
-        corners[slow] = [tuple(items[k].loops) for k in slow.tolist()]
-    return corners, tri_face
 
 
 def mesh_triangles(me) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -298,7 +222,7 @@ def mesh_triangles(me) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return pos, np.empty((0, 3), np.int32), np.empty(0, np.int32)
     if n_corner == 3 * n_face:  # every face has >= 3 corners, so all are triangles
         return pos, corner_vert.reshape(-1, 3), np.arange(n_face, dtype=np.int32)
-    corners, tri_face = corner_triangles(me, pos, corner_vert)
+    corners, tri_face = blender_corner_triangles(me)
     return pos, corner_vert[corners], tri_face
 
 

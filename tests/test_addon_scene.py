@@ -326,29 +326,21 @@ def _random_faces_mesh(seed, n_faces=400):
     return me
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_fast_corner_triangles_equal_blenders_own(sd, scene, seed):
-    me = _random_faces_mesh(seed)
-    pos = np.empty(len(me.vertices) * 3, np.float32)
-    me.attributes["position"].data.foreach_get("vector", pos)
-    cv = np.empty(len(me.loops), np.int32)
-    me.attributes[".corner_vert"].data.foreach_get("value", cv)
-    ref_corners, ref_face = sd.blender_corner_triangles(me)
-    corners, tri_face = sd.corner_triangles(me, pos.reshape(-1, 3), cv)
-    np.testing.assert_array_equal(tri_face, ref_face)
-    np.testing.assert_array_equal(corners, ref_corners)
-    me.polygons[0].normal  # noqa: B018  (face normals cached: Blender may use the normal rule)
-    me.update()
-    corners, _ = sd.corner_triangles(me, pos.reshape(-1, 3), cv)
-    np.testing.assert_array_equal(corners, sd.blender_corner_triangles(me)[0])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mesh_triangles_are_blenders_corner_triangles(sd, scene, seed):
+    """The triangles-only shortcut and the bulk read both equal Blender's own triangles."""
+    import bpy  # noqa: PLC0415
 
-
-def test_many_slow_faces_fall_back_to_one_bulk_read(sd, scene, monkeypatch):
-    me = _random_faces_mesh(3, n_faces=50)
-    pos = np.empty(len(me.vertices) * 3, np.float32)
-    me.attributes["position"].data.foreach_get("vector", pos)
-    cv = np.empty(len(me.loops), np.int32)
-    me.attributes[".corner_vert"].data.foreach_get("value", cv)
-    monkeypatch.setattr(sd, "ITEM_READ_LIMIT", 0)
-    corners, _ = sd.corner_triangles(me, pos.reshape(-1, 3), cv)
-    np.testing.assert_array_equal(corners, sd.blender_corner_triangles(me)[0])
+    mixed = _random_faces_mesh(seed)
+    rng = np.random.default_rng(seed)
+    tris_only = bpy.data.meshes.new("tris")
+    tris_only.from_pydata(rng.normal(size=(30, 3)).tolist(), [],
+                          [tuple(rng.choice(30, 3, replace=False)) for _ in range(40)])
+    for me in (mixed, tris_only):
+        cv = np.empty(len(me.loops), np.int32)
+        me.attributes[".corner_vert"].data.foreach_get("value", cv)
+        _, tris, tri_face = sd.mesh_triangles(me)
+        ref = np.array([tuple(t.vertices) for t in me.loop_triangles])
+        ref_face = np.array([t.polygon_index for t in me.loop_triangles])
+        np.testing.assert_array_equal(tris, ref)
+        np.testing.assert_array_equal(tri_face, ref_face)
