@@ -55,6 +55,7 @@ MARKER_SIZE = 0.15  # Blender units: half-length of an event cross's arms
 # Penetrated/walkability faces are drawn this far (Blender units) in front of their surface,
 # so the depth test keeps them visible over the mesh without z-fighting at 1-100 m views.
 SURFACE_LIFT = 0.002
+LINE_WIDTH_PX = 2.5  # capsule outlines, traces and markers: readable over a busy level
 
 
 @dataclass
@@ -322,12 +323,13 @@ def draw_scene(scene, depsgraph) -> None:
         return
     flat = gpu.shader.from_builtin("FLAT_COLOR")
     uniform = gpu.shader.from_builtin("UNIFORM_COLOR")
+    lines = gpu.shader.from_builtin("POLYLINE_FLAT_COLOR")  # wide lines (core profile)
     if _batches.dirty or _batches.light is None:
         light = []
         for shown, layer in ((s.show_capsules, lambda: capsule_layer(scene)),
                              (s.show_traces, lambda: trace_layer(scene, depsgraph)),
                              (s.show_events, lambda: event_layer(scene))):
-            light.append(_flat_batch(flat, "LINES", *layer()) if shown else None)
+            light.append(_flat_batch(lines, "LINES", *layer()) if shown else None)
         _batches.light = tuple(light)
         if s.show_penetration:
             key = layer_key(scene, depsgraph, PENETRATION_ATTRIBUTE)
@@ -355,10 +357,12 @@ def draw_scene(scene, depsgraph) -> None:
                 uniform.uniform_float("color", RED)
                 batch.draw(uniform)
         gpu.state.depth_test_set("NONE")  # outlines, traces and markers stay visible
+        lines.bind()
+        lines.uniform_float("viewportSize", gpu.state.viewport_get()[2:])
+        lines.uniform_float("lineWidth", LINE_WIDTH_PX)
         for batch in _batches.light:
             if batch is not None:
-                flat.bind()
-                batch.draw(flat)
+                batch.draw(lines)
     finally:
         gpu.state.depth_test_set("NONE")
         gpu.state.depth_mask_set(True)
