@@ -75,6 +75,7 @@ class _SceneLive:
         self.message = ""
         self.last_check_s = 0.0
         self.written: set[str] = set()  # meshes carrying live highlights
+        self.union = np.empty(0, dtype=np.int64)  # all live hits, as last drawn
 
 
 _live: dict[str, _SceneLive] = {}
@@ -241,6 +242,9 @@ def check_capsules(scene, depsgraph, names=None, allow_build=True) -> bool:
     tris = (np.unique(np.concatenate(list(st.hits.values()))) if st.hits
             else np.empty(0, dtype=np.int64))
     st.written = write_highlight(level, tris, st.written)
+    if not np.array_equal(tris, st.union):
+        st.union = tris
+        overlay.invalidate()  # hits with no original face are drawn from here, not attributes
     return True
 
 
@@ -261,7 +265,7 @@ def on_depsgraph_update(scene, depsgraph):
         return
     _busy = True
     try:
-        overlay.invalidate()
+        overlay.invalidate(depsgraph)
         level_changed = cache.note_updates(scene, depsgraph)
         if not scene.capsule_collision.live_check:
             return

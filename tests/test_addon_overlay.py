@@ -153,29 +153,38 @@ _GL_SCRIPT = textwrap.dedent(r"""
     scene.render.filepath = os.path.join(user, "warm.png")
     bpy.ops.render.render(write_still=False)  # initialises the GPU in background mode
     import gpu
-    dg = bpy.context.evaluated_depsgraph_get()
-    view = cam.matrix_world.inverted()
-    proj = cam.calc_matrix_camera(dg, x=W, y=H)
-    off = gpu.types.GPUOffScreen(W, H)
-    with off.bind():
-        fb = gpu.state.active_framebuffer_get()
-        fb.clear(color=(0.0, 0.0, 0.0, 0.0), depth=1.0)
-        gpu.matrix.load_matrix(view)
-        gpu.matrix.load_projection_matrix(proj)
-        overlay.draw_scene(scene, dg)
-        px = np.array(fb.read_color(0, 0, W, H, 4, 0, "FLOAT").to_list(), dtype=float)
-    off.free()
-    px = px.reshape(H, W, 4)
-    red = (px[..., 0] > 0.5) & (px[..., 1] < 0.2) & (px[..., 2] < 0.2)
-    # face k of the 4x4 grid: column k % 4, row k // 4 (y up); 16 pixels per face
-    cells = {}
-    for k in range(16):
-        col, row = k % 4, k // 4
-        cy, cx = row * 16 + 8, col * 16 + 8
-        patch = red[cy - 4:cy + 4, cx - 4:cx + 4]
-        cells[k] = bool(patch.all()), bool(patch.any())
-    print("RESULT " + json.dumps({"flagged": flagged, "cells": cells,
-                                 "red_total": int(red.sum())}))
+    def cells_drawn():
+        dg = bpy.context.evaluated_depsgraph_get()
+        view = cam.matrix_world.inverted()
+        proj = cam.calc_matrix_camera(dg, x=W, y=H)
+        off = gpu.types.GPUOffScreen(W, H)
+        with off.bind():
+            fb = gpu.state.active_framebuffer_get()
+            fb.clear(color=(0.0, 0.0, 0.0, 0.0), depth=1.0)
+            gpu.matrix.load_matrix(view)
+            gpu.matrix.load_projection_matrix(proj)
+            overlay.draw_scene(scene, dg)
+            px = np.array(fb.read_color(0, 0, W, H, 4, 0, "FLOAT").to_list(), dtype=float)
+        off.free()
+        px = px.reshape(H, W, 4)
+        red = (px[..., 0] > 0.5) & (px[..., 1] < 0.2) & (px[..., 2] < 0.2)
+        # face k of the 4x4 grid: column k % 4, row k // 4 (y up); 16 pixels per face
+        cells = {}
+        for k in range(16):
+            col, row = k % 4, k // 4
+            cy, cx = row * 16 + 8, col * 16 + 8
+            patch = red[cy - 4:cy + 4, cx - 4:cx + 4]
+            cells[k] = bool(patch.all()), bool(patch.any())
+        return cells, int(red.sum())
+    first, red_total = cells_drawn()
+    # a new result on the data (the live check or an operator writes it): the next draw shows it
+    vals[10] = True
+    floor.data.attributes["capsule_penetration"].data.foreach_set("value", vals)
+    floor.data.update()
+    bpy.context.view_layer.update()  # depsgraph_update_post -> overlay.invalidate
+    second, _ = cells_drawn()
+    print("RESULT " + json.dumps({"flagged": flagged, "cells": first, "red_total": red_total,
+                                 "after": second}))
     shutil.rmtree(user, ignore_errors=True)
 """)
 
@@ -197,3 +206,6 @@ def test_overlay_draws_red_exactly_on_penetrated_faces(addon, tmp_path):
         else:
             assert not any_red, f"face {k} is clear but drawn red"
     assert out["red_total"] == pytest.approx(3 * 16 * 16, rel=0.1)
+    for k, (all_red, any_red) in out["after"].items():
+        wanted = int(k) in out["flagged"] + [10]
+        assert (all_red, any_red) == (wanted, wanted), f"face {k} after the update"
