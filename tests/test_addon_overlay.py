@@ -209,3 +209,20 @@ def test_overlay_draws_red_exactly_on_penetrated_faces(addon, tmp_path):
     for k, (all_red, any_red) in out["after"].items():
         wanted = int(k) in out["flagged"] + [10]
         assert (all_red, any_red) == (wanted, wanted), f"face {k} after the update"
+
+
+def test_size_handles_show_the_drawn_size_and_write_the_property(gz, scene, bpy_module):
+    bh.box("Wall", lo=(2, -5, 0), hi=(2.5, 5, 5))
+    cap = bh.capsule("Cap", location=(1.5, 0, 0.01), radius=0.3, height=1.8)
+    cap.scale = (1.5, 1.0, 2.0)
+    bpy_module.context.view_layer.update()
+    get_r, set_r = gz.size_handlers("Cap", "radius")
+    get_h, set_h = gz.size_handlers("Cap", "height")
+    assert get_r() == pytest.approx(0.45) and get_h() == pytest.approx(3.6)
+    set_r(0.6)  # drawn radius 0.6 = stored 0.4 at X scale 1.5: reaches x = 2.1, in the wall
+    bpy_module.context.view_layer.update()  # the handler's update_tag re-runs the live check
+    cap = bpy_module.data.objects["Cap"]
+    assert cap.capsule_collision.radius == pytest.approx(0.4)
+    assert cap.capsule_collision.penetrating_count == 2
+    set_h(0.1)  # below 2 x radius: clamped to the smallest valid capsule
+    assert cap.capsule_collision.height == pytest.approx(0.8)
