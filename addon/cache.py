@@ -55,6 +55,13 @@ def clear() -> None:
     _entries.clear()
 
 
+def mark_suspect() -> None:
+    """Re-check every cached level on next use (after undo/redo: the restored data may differ
+    from what the update stream said); a re-read equal to the cache keeps the built mesh."""
+    for entry in _entries.values():
+        entry.suspect = True
+
+
 def _parts_key(parts) -> tuple:
     return tuple((p.name, p.vertices.shape[0], p.triangles.shape[0]) for p in parts)
 

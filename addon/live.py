@@ -330,16 +330,28 @@ def on_load_post(*_args):
     overlay.invalidate()
 
 
+@persistent
+def on_undo_redo(*_args):
+    cache.mark_suspect()
+    for st in _live.values():
+        st.stamp = ""  # re-check every capsule against the restored level
+    overlay.invalidate()
+
+
+_HANDLERS = (("depsgraph_update_post", on_depsgraph_update), ("load_post", on_load_post),
+             ("undo_post", on_undo_redo), ("redo_post", on_undo_redo))
+
+
 def register():
-    bpy.app.handlers.depsgraph_update_post.append(on_depsgraph_update)
-    bpy.app.handlers.load_post.append(on_load_post)
+    for name, fn in _HANDLERS:
+        getattr(bpy.app.handlers, name).append(fn)
 
 
 def unregister():
     if bpy.app.timers.is_registered(_timer):
         bpy.app.timers.unregister(_timer)
-    for handlers, fn in ((bpy.app.handlers.depsgraph_update_post, on_depsgraph_update),
-                         (bpy.app.handlers.load_post, on_load_post)):
+    for name, fn in _HANDLERS:
+        handlers = getattr(bpy.app.handlers, name)
         while fn in handlers:
             handlers.remove(fn)
     cache.clear()

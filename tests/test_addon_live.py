@@ -227,7 +227,24 @@ def test_live_check_works_after_save_and_reload(mods, level_scene, bpy_module, t
     assert _flags(bpy_module.data.objects["Wall"].data).sum() == 1
 
 
+def test_undo_restores_the_cached_level(mods, level_scene, bpy_module):
+    scene, _ = level_scene
+    first = _cached(mods, scene)
+    bpy_module.ops.ed.undo_push(message="before")
+    bpy_module.data.objects["Wall"].location.x = 3.0
+    _update(bpy_module)
+    assert _cached(mods, bpy_module.context.scene).mesh.aabb[1][0] == pytest.approx(5.5)
+    bpy_module.ops.ed.undo_push(message="after")
+    bpy_module.ops.ed.undo()
+    scene = bpy_module.context.scene
+    restored = _cached(mods, scene)
+    assert restored.mesh.aabb[1][0] == pytest.approx(3.0)  # floor edge; the wall is back
+    assert restored.stamp == first.stamp
+
+
 def test_handlers_registered_once(mods, addon, bpy_module):
     handlers = bpy_module.app.handlers
     assert list(handlers.depsgraph_update_post).count(mods.live.on_depsgraph_update) == 1
     assert list(handlers.load_post).count(mods.live.on_load_post) == 1
+    assert list(handlers.undo_post).count(mods.live.on_undo_redo) == 1
+    assert list(handlers.redo_post).count(mods.live.on_undo_redo) == 1
