@@ -36,7 +36,7 @@ from . import cache, overlay, scene_data
 
 PENETRATION_ATTRIBUTE = "capsule_penetration"
 LIVE_BUDGET_S = 1.0 / 60.0  # one frame at 60 Hz: a slower check moves to "check on release"
-LIVE_SYNC_BUILD_TRIANGLES = 300_000  # ~0.3 s to build: larger levels build in a timer
+LIVE_SYNC_BUILD_TRIANGLES = 50_000  # ~0.2 s to read + build (~4 us a triangle): larger levels wait
 LIVE_SETTLE_S = 0.3  # a capsule still for this long counts as released
 _TIMER_INTERVAL_S = 0.1
 
