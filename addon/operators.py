@@ -1,0 +1,3 @@
+"""Operators of Capsule Collision (``capsule_collision.*``)."""
+
+classes = ()

@@ -1,0 +1,3 @@
+"""The "Capsule Collision" tab of the 3D View sidebar."""
+
+classes = ()
