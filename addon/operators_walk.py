@@ -23,6 +23,7 @@ import numpy as np
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from .. import core
+from ..core import verdicts
 from . import operators, results, scene_data
 
 VALUE_NAMES = {  # the event's value under its own name (DESIGN.md, WalkEvent)
@@ -114,12 +115,11 @@ def _marker(coll, path_name, event, level, scale, size):
 
 
 def _expectation_met(path_ob, report):
+    """None without an expectation, else whether it holds (core.verdicts, as the CLI)."""
     expect = path_ob.capsule_collision.expect_walk
     if expect == "ANY":
         return None
-    if expect == "reached_goal":
-        return bool(report.reached_goal)
-    return expect in report.kinds()
+    return verdicts.walk_expectation_holds(expect, report)
 
 
 def bake_walk(scene, capsule, path_name, report, scale):
