@@ -186,7 +186,7 @@ class CAPSULE_COLLISION_OT_check_penetration(CheckOperator, bpy.types.Operator):
             # one batched query; contacts deeper than MIN_REPORTED_DEPTH, as the CLI reports
             found = verdicts.capsule_verdicts(level.mesh, [c.capsule for c in checks])
             progress.update(1)
-        rows, by_mesh, unmapped_total, faces_total, penetrating, failed = [], {}, 0, 0, 0, 0
+        rows, unmapped_total, faces_total, penetrating, failed = [], 0, 0, 0, 0
         for ob, check, verdict in zip(capsules, checks, found):
             tris, depths, normals = verdict.triangles, verdict.depths, verdict.normals
             holds = verdicts.capsule_expectation_holds(check.expect, verdict)
@@ -208,9 +208,6 @@ class CAPSULE_COLLISION_OT_check_penetration(CheckOperator, bpy.types.Operator):
                 deepest = int(np.argmax(np.where(in_obj, depths, -np.inf)))
                 target = results.object_for(level.objects[obj_index])
                 name = target.name if target is not None else level.objects[obj_index]
-                if target is not None and target.type == "MESH":
-                    prev = by_mesh.get(target.data.name, np.empty(0, np.int32))
-                    by_mesh[target.data.name] = np.union1d(prev, faces)
                 unmapped_total += unmapped
                 faces_total += faces.size + unmapped
                 extra = f", {unmapped} from modifiers" if unmapped else ""
@@ -223,8 +220,10 @@ class CAPSULE_COLLISION_OT_check_penetration(CheckOperator, bpy.types.Operator):
                     "faces": faces, "unmapped": int(unmapped), "stamp": level.stamp,
                     "position": tuple(np.asarray(ob.matrix_world.translation)),
                 })
-        results.write_face_flags(level, results.PENETRATION_ATTRIBUTE, by_mesh)
-        results.replace_rows(scene, {"PENETRATION"}, rows)
+        # rows of capsules not checked now stay; the attribute shows every row's faces
+        results.replace_rows(scene, {"PENETRATION"}, rows, owners={ob.name for ob in capsules})
+        results.write_face_flags(level, results.PENETRATION_ATTRIBUTE,
+                                 results.faces_of_rows(scene, "PENETRATION"))
         message = (f"{len(capsules)} capsules checked: {penetrating} penetrating, "
                    f"{faces_total} faces")
         if unmapped_total:

@@ -230,7 +230,7 @@ class CAPSULE_COLLISION_OT_walkthrough(operators.CheckOperator, bpy.types.Operat
                     "position": tuple(np.asarray(event.position, float) / scale)})
         if bake_on is not None:
             bake_walk(scene, bake_on, paths[0].name, reports[0], scale)
-        results.replace_rows(scene, {"WALK"}, rows)
+        results.replace_rows(scene, {"WALK"}, rows, owners={ob.name for ob in paths})
         reached = sum(bool(r.reached_goal) for r in reports)
         message = f"Walked {len(paths)} paths: {reached} reached the goal, {n_events} events"
         if expected:

@@ -110,6 +110,7 @@ def test_check_penetration_equals_core_on_transformed_modified_and_instanced_lev
     assert len(rows) == 1 and rows[0].object == "Stairs"
     assert rows[0].unmapped > 0 and rows[0].face_count == rows[0].unmapped
     assert mods.props.decode_faces(rows[0].faces).size == 0
+    assert not attribute(bpy, bpy.data.objects["Stairs"], "capsule_penetration").any()
     assert "come from modifiers" in out
     assert f"{len(caps)} capsules checked: {len(caps) - 1} penetrating" in out
     clear_rows = [r for r in scene.capsule_collision.results if r.capsule == "Clear"]
@@ -148,12 +149,22 @@ def test_centimetre_scene_gives_the_metre_scene_results(scene, bpy_module, mods)
 
 def test_selected_capsules_only_when_some_are_selected(scene, bpy_module):
     bpy = bpy_module
-    S.floor_and_wall(bpy)
-    a = S.capsule(bpy, "A", (1.8, 0.0, 0.0))
-    S.capsule(bpy, "B", (1.8, 1.0, 0.0))
+    floor, wall = S.floor_and_wall(bpy)
+    a = S.capsule(bpy, "A", (1.8, 0.0, 0.0))  # in the wall
+    b = S.capsule(bpy, "B", (-3.0, 0.0, -0.2))  # in the floor
     with bpy.context.temp_override(selected_objects=[a], active_object=a, object=a):
         assert bpy.ops.capsule_collision.check_penetration() == {"FINISHED"}
     assert {r.capsule for r in scene.capsule_collision.results} == {"A"}
+    assert attribute(bpy, wall, "capsule_penetration").any()
+    assert not attribute(bpy, floor, "capsule_penetration").any()
+    with bpy.context.temp_override(selected_objects=[b], active_object=b, object=b):
+        assert bpy.ops.capsule_collision.check_penetration() == {"FINISHED"}
+    # B's rows join A's; the attribute shows the faces of every row
+    assert {r.capsule for r in scene.capsule_collision.results} == {"A", "B"}
+    assert attribute(bpy, wall, "capsule_penetration").any()
+    assert attribute(bpy, floor, "capsule_penetration").sum() == 4  # the corner of 4 quads
+    wall_rows = [r for r in scene.capsule_collision.results if r.object == "Wall"]
+    assert [r.capsule for r in wall_rows] == ["A"]
 
 
 def test_select_result_selects_exactly_the_rows_faces_in_edit_mode(scene, bpy_module, mods):
