@@ -655,3 +655,35 @@ def test_export_report_to_an_unwritable_path_is_an_error(scene, bpy_module, tmp_
     walk_level(bpy)
     with pytest.raises(RuntimeError, match="cannot write"):
         bpy.ops.capsule_collision.export_report(filepath=str(tmp_path / "no" / "such" / "r.json"))
+
+
+def test_walk_events_on_array_stairs_and_an_instance_equal_core(scene, bpy_module, mods):
+    bpy = bpy_module
+    v, f = S.grid(10, 20.0)
+    S.mesh_object(bpy, "Ground", v, f)
+    S.array_stairs(bpy, count=6, rise=0.5, run=0.6).location.y = 6.0  # risers too high
+    S.collection_instance(bpy, location=(4.0, 0.0, 0.0))  # a 1 m crate in the way
+    up = S.poly_curve(bpy, "UpStairs", [(-2, 6, 0), (4, 6, 3)])
+    into = S.polyline(bpy, "IntoCrate", [(0, 0, 0), (7, 0, 0)])
+    assert bpy.ops.capsule_collision.walkthrough() == {"FINISHED"}
+    level = level_now(bpy, mods)
+    settings = mods.props.controller_settings(scene)
+    dg = bpy.context.evaluated_depsgraph_get()
+    pts = [mods.scene_data.path_points(o, dg, 1.0) for o in (up, into)]
+    reports = mods.core.walkthrough_many(level.mesh, pts, settings, dt=1.0 / 60.0)
+    sources = set()
+    for ob, rep in zip((up, into), reports):
+        events = [e for e in rep.events if e.kind != "reached_goal"]
+        assert events, f"{ob.name} must report something"
+        markers = sorted((m for m in bpy.data.objects if m.get("path") == ob.name
+                          and m.capsule_collision.role == "MARKER"), key=lambda m: m["time"])
+        assert [m["kind"] for m in markers] == [e.kind for e in events]
+        for m, e in zip(markers, events):
+            assert tuple(m.location) == pytest.approx(e.position, abs=1e-5)
+            if e.triangle >= 0:
+                name = level.objects[level.tri_object[e.triangle]]
+                assert m["object"] == mods.results.object_for(name).name
+                assert m["face"] == level.tri_orig_face[e.triangle]
+                sources.add((m["object"], m["face"] >= 0))
+    # the array's faces map to no original face (-1); the instance's map to the crate's mesh
+    assert ("Stairs", False) in sources and ("Crate", True) in sources, sources
