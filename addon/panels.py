@@ -158,21 +158,26 @@ class CAPSULE_COLLISION_PT_collision(SidebarPanel, bpy.types.Panel):
 
 
 class CAPSULE_COLLISION_PT_capsule(SidebarPanel, bpy.types.Panel):
-    bl_label = "Active Capsule"
+    """The active object's role (a mesh polyline becomes a path here) and, for a capsule,
+    its size, expectation and live state; for a path, its expected walk verdict."""
+
+    bl_label = "Active Object"
     bl_parent_id = "CAPSULE_COLLISION_PT_main"
 
     @classmethod
     def poll(cls, context):
-        ob = context.active_object
-        return ob is not None and ob.capsule_collision.role in ("CAPSULE", "PATH")
+        return context.active_object is not None
 
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
         layout.use_property_decorate = False
         st = context.active_object.capsule_collision
+        layout.prop(st, "role")
         if st.role == "PATH":
             layout.prop(st, "expect_walk")
+            return
+        if st.role != "CAPSULE":
             return
         layout.prop(st, "radius")
         layout.prop(st, "height")

@@ -69,7 +69,7 @@ def test_panel_draws_only_things_that_exist(scene, bpy_module, addon):
     assert not missing, f"settings not on the panel: {missing}"
     for name in ("preset", "collision_source", "live_check", "show_overlay", "show_capsules",
                  "show_penetration", "show_walkability", "show_traces", "show_events",
-                 "expect", "radius", "height"):
+                 "expect", "radius", "height", "role"):
         assert name in props, name
     texts = " | ".join(str(c.kwargs.get("text", "")) for c in drawn(calls, "label"))
     assert "Walkable" in texts and "101 faces" in texts  # counts per class
@@ -93,6 +93,20 @@ def test_panel_says_results_are_stale_after_the_level_changes(scene, bpy_module,
     dg = bpy.context.evaluated_depsgraph_get()
     cache.cached_level(dg, scene)  # what the live check or the next operator does
     assert "results are stale" in texts()
+
+
+def test_active_object_panel_sets_roles_and_shows_path_expectations(scene, bpy_module,
+                                                                   addon):
+    bpy = bpy_module
+    path = S.polyline(bpy, "P", [(0, 0, 0), (1, 0, 0)])
+    mod, _ = panels(addon)
+    calls = record(mod.CAPSULE_COLLISION_PT_capsule,
+                   types.SimpleNamespace(scene=scene, active_object=path))
+    assert [c.args[1] for c in drawn(calls, "prop")] == ["role", "expect_walk"]
+    path.capsule_collision.role = "NONE"
+    calls = record(mod.CAPSULE_COLLISION_PT_capsule,
+                   types.SimpleNamespace(scene=scene, active_object=path))
+    assert [c.args[1] for c in drawn(calls, "prop")] == ["role"]
 
 
 def test_result_list_rows_offer_selection_of_their_faces(scene, bpy_module, addon):
