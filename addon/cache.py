@@ -25,6 +25,7 @@ The cache is per scene name and cleared on file load (``clear``).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import bpy
@@ -52,17 +53,8 @@ def clear() -> None:
     _entries.clear()
 
 
-def _parts_digest(parts) -> tuple[tuple, bytes]:
-    import hashlib  # noqa: PLC0415
-
-    h = hashlib.sha1(usedforsecurity=False)
-    key = []
-    for p in parts:
-        key.append((p.name, p.vertices.shape[0], p.triangles.shape[0]))
-        h.update(p.vertices.tobytes())
-        h.update(np.ascontiguousarray(p.triangles).tobytes())
-        h.update(p.tri_orig_face.tobytes())
-    return tuple(key), h.digest()
+def _parts_key(parts) -> tuple:
+    return tuple((p.name, p.vertices.shape[0], p.triangles.shape[0]) for p in parts)
 
 
 def _sources(parts) -> set:
@@ -79,8 +71,6 @@ def _sources(parts) -> set:
 def fingerprint(eval_obj) -> tuple:
     """What the level reads from an evaluated mesh object, cheaply: its world matrix and a
     digest of its positions and corners (attribute reads, ~1 ms per million triangles)."""
-    import hashlib  # noqa: PLC0415
-
     me = eval_obj.data
     pos = np.empty(len(me.vertices) * 3, dtype=np.float32)
     if pos.size:
@@ -113,7 +103,7 @@ def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
     if entry is not None and not entry.suspect and entry.level.unit_scale == unit:
         return entry.level
     parts = scene_data.read_parts(depsgraph, scene)
-    key, digest = _parts_digest(parts)
+    key, digest = _parts_key(parts), scene_data.parts_digest(parts)
     if (entry is not None and entry.parts_key == key and entry.digest == digest
             and entry.level.unit_scale == unit):
         stats["rereads"] += 1
@@ -121,7 +111,7 @@ def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
         entry.sources = _sources(parts)
         entry.fingerprints = _fingerprints(parts, depsgraph)
         return entry.level
-    level = scene_data.level_from_parts(parts, unit)
+    level = scene_data.level_from_parts(parts, unit, digest)
     stats["builds"] += 1
     _entries[scene.name] = _Entry(level, key, digest, _sources(parts),
                                   _fingerprints(parts, depsgraph))

@@ -32,7 +32,7 @@ import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from . import cache, scene_data
+from . import cache, overlay, scene_data
 
 PENETRATION_ATTRIBUTE = "capsule_penetration"
 LIVE_BUDGET_S = 1.0 / 60.0  # one frame at 60 Hz: a slower check moves to "check on release"
@@ -97,6 +97,14 @@ def status(scene) -> str:
     if st is None:
         return "Live check on"
     return st.message or "Live check on"
+
+
+def live_triangles(scene) -> np.ndarray:
+    """Sorted unique level triangles penetrated by the live-checked capsules (may be empty)."""
+    st = _live.get(scene.name)
+    if st is None or not st.hits or st.stamp != getattr(cache.peek(scene), "stamp", None):
+        return np.empty(0, dtype=np.int64)
+    return np.unique(np.concatenate(list(st.hits.values())))
 
 
 def _capsules(scene):
@@ -253,6 +261,7 @@ def on_depsgraph_update(scene, depsgraph):
         return
     _busy = True
     try:
+        overlay.invalidate()
         level_changed = cache.note_updates(scene, depsgraph)
         if not scene.capsule_collision.live_check:
             return
@@ -314,6 +323,7 @@ def _ensure_timer():
 def on_load_post(*_args):
     cache.clear()
     _live.clear()
+    overlay.invalidate()
 
 
 def register():
