@@ -14,6 +14,8 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 
 from .. import core
+from ..core import report as core_report
+from ..core import verdicts
 from . import properties, results, scene_data
 
 UNDO = {"REGISTER", "UNDO"}
@@ -177,25 +179,27 @@ class CAPSULE_COLLISION_OT_check_penetration(CheckOperator, bpy.types.Operator):
             raise ValueError("no capsules to check: add one with Add Capsule")
         level, _dg = level_of(context)
         scale = level.unit_scale
-        found = []  # (capsule object, tris, depths, normals) per capsule, computed first
-        with Progress(context, len(capsules)) as progress:
-            for i, ob in enumerate(capsules):
-                capsule = scene_data.capsule_of(ob, scale)
-                contacts = level.mesh.capsule_contacts(capsule)
-                tris = np.array([c.triangle for c in contacts], np.int64)
-                depths = np.array([c.depth for c in contacts], float)
-                normals = np.array([c.normal for c in contacts], float).reshape(-1, 3)
-                found.append((ob, tris, depths, normals))
-                progress.update(i + 1)
-        rows, by_mesh, unmapped_total, faces_total, penetrating = [], {}, 0, 0, 0
-        for ob, tris, depths, normals in found:
+        with Progress(context, 2) as progress:
+            checks = [verdicts.CapsuleCheck(ob.name, scene_data.capsule_of(ob, scale),
+                                            ob.capsule_collision.expect, source="scene")
+                      for ob in capsules]
+            # one batched query; contacts deeper than MIN_REPORTED_DEPTH, as the CLI reports
+            found = verdicts.capsule_verdicts(level.mesh, [c.capsule for c in checks])
+            progress.update(1)
+        rows, unmapped_total, faces_total, penetrating, failed = [], 0, 0, 0, 0
+        for ob, check, verdict in zip(capsules, checks, found):
+            tris, depths, normals = verdict.triangles, verdict.depths, verdict.normals
+            holds = verdicts.capsule_expectation_holds(check.expect, verdict)
+            failed += not holds
+            expect = "" if check.expect == verdicts.ANY else (
+                f" (expected {check.expect}: {'met' if holds else 'NOT met'})")
             st = ob.capsule_collision
-            st.penetrating_count = int(np.unique(tris).size)
-            st.deepest_depth = float(depths.max() / scale) if depths.size else 0.0
-            st.push_out = (normals[0] * depths[0] / scale) if depths.size else (0.0, 0.0, 0.0)
+            st.penetrating_count = int(tris.size)
+            st.deepest_depth = verdict.deepest / scale
+            st.push_out = tuple(verdict.push_out / scale)
             st.state_stamp = level.stamp
             if not tris.size:
-                rows.append({"kind": "PENETRATION", "label": f"{ob.name}: clear",
+                rows.append({"kind": "PENETRATION", "label": f"{ob.name}: clear{expect}",
                              "capsule": ob.name, "stamp": level.stamp})
                 continue
             penetrating += 1
@@ -204,28 +208,29 @@ class CAPSULE_COLLISION_OT_check_penetration(CheckOperator, bpy.types.Operator):
                 deepest = int(np.argmax(np.where(in_obj, depths, -np.inf)))
                 target = results.object_for(level.objects[obj_index])
                 name = target.name if target is not None else level.objects[obj_index]
-                if target is not None and target.type == "MESH":
-                    prev = by_mesh.get(target.data.name, np.empty(0, np.int32))
-                    by_mesh[target.data.name] = np.union1d(prev, faces)
                 unmapped_total += unmapped
                 faces_total += faces.size + unmapped
                 extra = f", {unmapped} from modifiers" if unmapped else ""
                 rows.append({
                     "kind": "PENETRATION", "capsule": ob.name, "object": name,
                     "label": f"{ob.name} in {name}: {faces.size + unmapped} faces{extra}, "
-                             f"deepest {depths[deepest]:.4g} m",
+                             f"deepest {depths[deepest]:.4g} m{expect}",
                     "face_count": int(faces.size + unmapped), "value": float(depths[deepest]),
                     "push_out": tuple(normals[deepest] * depths[deepest] / scale),
                     "faces": faces, "unmapped": int(unmapped), "stamp": level.stamp,
                     "position": tuple(np.asarray(ob.matrix_world.translation)),
                 })
-        results.write_face_flags(level, results.PENETRATION_ATTRIBUTE, by_mesh)
-        results.replace_rows(scene, {"PENETRATION"}, rows)
+        # rows of capsules not checked now stay; the attribute shows every row's faces
+        results.replace_rows(scene, {"PENETRATION"}, rows, owners={ob.name for ob in capsules})
+        results.write_face_flags(level, results.PENETRATION_ATTRIBUTE,
+                                 results.faces_of_rows(scene, "PENETRATION"))
         message = (f"{len(capsules)} capsules checked: {penetrating} penetrating, "
                    f"{faces_total} faces")
         if unmapped_total:
             message += (f"; {unmapped_total} faces come from modifiers and map to no original "
                         "face (listed, not selectable)")
+        if failed:
+            return "WARNING", message + f"; {failed} capsules not as expected"
         return message
 
 
@@ -500,7 +505,7 @@ class CAPSULE_COLLISION_OT_export_report(bpy.types.Operator):
 
     bl_idname = "capsule_collision.export_report"
     bl_label = "Export Report"
-    bl_options = {"REGISTER"}
+    bl_options = UNDO
 
     filepath: StringProperty(subtype="FILE_PATH", default="capsule_collision_report.json")
     filter_glob: StringProperty(default="*.json", options={"HIDDEN"})
@@ -522,28 +527,45 @@ class CAPSULE_COLLISION_OT_export_report(bpy.types.Operator):
         path = bpy.path.abspath(self.filepath)
         try:
             with open(path, "w", encoding="utf-8") as f:
-                json.dump(report, f, indent=1)
+                f.write(json.dumps(report, indent=1, allow_nan=False) + "\n")
         except OSError as exc:
             self.report({"ERROR"}, f"cannot write {path}: {exc.strerror}")
             return {"CANCELLED"}
-        self.report({"INFO"}, f"Wrote {path}")
+        summary = report["summary"]
+        message = (f"Wrote {path}: {summary['findings']} findings"
+                   if summary["findings"] else f"Wrote {path}: no findings")
+        context.scene.capsule_collision.last_report = message
+        self.report({"INFO"}, message)
         return {"FINISHED"}
 
 
 def build_report(context):
-    """The JSON report of the scene (core.report when present, else the stored rows)."""
+    """The scene's report document: ``core.report`` on the level, the scene's capsules (role
+    CAPSULE) and paths (role PATH) with their expectations, the same schema the pipeline tool
+    writes (one level). ValueError for an unreadable level, capsule, path or setting."""
     leave_edit_mode(context)
     scene = context.scene
     settings = controller_settings(context)
     level, depsgraph = level_of(context)
-    s = scene.capsule_collision
-    rows = [{"kind": r.kind, "label": r.label, "capsule": r.capsule, "object": r.object,
-             "face_count": r.face_count, "value": r.value,
-             "faces": properties.decode_faces(r.faces).tolist(), "unmapped": r.unmapped,
-             "stale": bool(r.stamp and r.stamp != level.stamp)} for r in s.results]
-    return {"settings": {name: getattr(settings, name) for name in properties.SETTINGS_UNITS},
-            "objects": list(level.objects), "triangles": int(level.mesh.n_triangles),
-            "stamp": level.stamp, "results": rows}
+    scale = level.unit_scale
+    capsules, paths = [], []
+    for ob in sorted(scene.objects, key=lambda o: o.name):
+        st = ob.capsule_collision
+        if st.role == "CAPSULE":
+            capsules.append(verdicts.CapsuleCheck(
+                ob.name, scene_data.capsule_of(ob, scale), st.expect,
+                foot=tuple(float(x) * scale for x in ob.matrix_world.translation),
+                source="scene"))
+        elif st.role == "PATH":
+            paths.append(verdicts.PathCheck(
+                ob.name, scene_data.path_points(ob, depsgraph, scale), st.expect_walk,
+                source="scene"))
+    with Progress(context, 1):
+        res = core_report.run_checks(level.mesh, settings, capsules, paths)
+    name = bpy.path.basename(bpy.data.filepath) or scene.name
+    report = core_report.level_report(res, level=name, file=bpy.data.filepath or None,
+                                      geometry=level)
+    return core_report.combine_levels([report])
 
 
 classes = (

@@ -23,6 +23,7 @@ import numpy as np
 from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from .. import core
+from ..core import verdicts
 from . import operators, results, scene_data
 
 VALUE_NAMES = {  # the event's value under its own name (DESIGN.md, WalkEvent)
@@ -114,12 +115,11 @@ def _marker(coll, path_name, event, level, scale, size):
 
 
 def _expectation_met(path_ob, report):
+    """None without an expectation, else whether it holds (core.verdicts, as the CLI)."""
     expect = path_ob.capsule_collision.expect_walk
     if expect == "ANY":
         return None
-    if expect == "reached_goal":
-        return bool(report.reached_goal)
-    return expect in report.kinds()
+    return verdicts.walk_expectation_holds(expect, report)
 
 
 def bake_walk(scene, capsule, path_name, report, scale):
@@ -230,7 +230,7 @@ class CAPSULE_COLLISION_OT_walkthrough(operators.CheckOperator, bpy.types.Operat
                     "position": tuple(np.asarray(event.position, float) / scale)})
         if bake_on is not None:
             bake_walk(scene, bake_on, paths[0].name, reports[0], scale)
-        results.replace_rows(scene, {"WALK"}, rows)
+        results.replace_rows(scene, {"WALK"}, rows, owners={ob.name for ob in paths})
         reached = sum(bool(r.reached_goal) for r in reports)
         message = f"Walked {len(paths)} paths: {reached} reached the goal, {n_events} events"
         if expected:

@@ -38,7 +38,7 @@ def all_classes():
     return tuple(c for m in _class_modules() for c in m.classes)
 
 
-_registered_hooks = []
+registered_hooks = []
 
 
 def register():
@@ -52,12 +52,12 @@ def register():
     )
     for mod in _hook_modules():
         mod.register()
-        _registered_hooks.append(mod)
+        registered_hooks.append(mod)
 
 
 def unregister():
-    while _registered_hooks:
-        _registered_hooks.pop().unregister()
+    while registered_hooks:
+        registered_hooks.pop().unregister()
     del bpy.types.Object.capsule_collision
     del bpy.types.Scene.capsule_collision
     for cls in reversed(all_classes()):

@@ -121,6 +121,20 @@ def write_face_flags(level, name, faces_by_mesh):
     return len(meshes)
 
 
+def faces_of_rows(scene, kind):
+    """{mesh name: original faces} over every row of ``kind`` (the attribute's content)."""
+    out = {}
+    for row in scene.capsule_collision.results:
+        if row.kind != kind or not row.faces:
+            continue
+        ob = bpy.data.objects.get(row.object)
+        if ob is None or ob.type != "MESH":
+            continue
+        faces = properties.decode_faces(row.faces)
+        out[ob.data.name] = np.union1d(out.get(ob.data.name, np.empty(0, np.int32)), faces)
+    return out
+
+
 def read_face_flags(mesh, name):
     """(F,) bool values of a BOOLEAN FACE attribute (all False when absent)."""
     attr = mesh.attributes.get(name)
@@ -180,11 +194,16 @@ def remove_attributes(names=ALL_ATTRIBUTES):
 
 # ---------------------------------------------------------------- rows
 
-def replace_rows(scene, kinds, rows):
-    """Drop the scene's rows of ``kinds`` and append ``rows`` (dicts of row fields)."""
+def replace_rows(scene, kinds, rows, owners=None):
+    """Drop the scene's rows of ``kinds`` and append ``rows`` (dicts of row fields).
+
+    owners : capsule / path names whose rows are replaced (None: every row of ``kinds``);
+    rows of other capsules or paths stay, e.g. when only the selected capsules were checked.
+    """
     s = scene.capsule_collision
     for i in reversed(range(len(s.results))):
-        if s.results[i].kind in kinds:
+        row = s.results[i]
+        if row.kind in kinds and (owners is None or row.capsule in owners):
             s.results.remove(i)
     for values in rows:
         row = s.results.add()
