@@ -201,6 +201,15 @@ def walk_expectation_holds(expect: str, report) -> bool:
     return any(e.kind == expect for e in report.events)
 
 
+def format_vector(v, digits: int = 3) -> str:
+    """``(x, y, z)`` with ``digits`` decimals and no negative zeros (``-0.000``)."""
+    parts = []
+    for x in v:
+        text = f"{float(x):.{digits}f}"
+        parts.append(text[1:] if text.startswith("-") and float(text) == 0.0 else text)
+    return "(" + ", ".join(parts) + ")"
+
+
 @dataclass(frozen=True)
 class Finding:
     """An expectation that did not hold.
@@ -235,8 +244,8 @@ def capsule_finding(check: CapsuleCheck, verdict: CapsuleVerdict) -> Finding | N
     if verdict.penetrating:
         push = verdict.push_out
         message = (f"capsule {check.name} penetrates {verdict.triangles.size} triangle(s), "
-                   f"deepest {verdict.deepest:.3f} m; move it by "
-                   f"({push[0]:.3f}, {push[1]:.3f}, {push[2]:.3f}) m or fix the geometry")
+                   f"deepest {verdict.deepest:.3f} m; move it by {format_vector(push)} m "
+                   f"or fix the geometry")
     else:
         message = (f"capsule {check.name} is clear but was expected to penetrate; "
                    f"the geometry it tests is missing or moved")
@@ -255,11 +264,10 @@ def walk_finding(check: PathCheck, report) -> Finding | None:
         position = tuple(float(x) for x in first.position)
         value = "" if first.value is None or not math.isfinite(first.value) else (
             f" ({first.value:.3g})")
-        where = f"{first.kind}{value} at ({position[0]:.2f}, {position[1]:.2f}, " \
-                f"{position[2]:.2f}) after {first.time:.2f} s"
+        where = f"{first.kind}{value} at {format_vector(position, 2)} after {first.time:.2f} s"
     else:
         position = tuple(float(x) for x in report.trace[-1])
-        where = f"ended at ({position[0]:.2f}, {position[1]:.2f}, {position[2]:.2f})"
+        where = f"ended at {format_vector(position, 2)}"
     if check.expect == REACHED_GOAL:
         message = f"path {check.name} does not reach its goal: {where}"
     else:
