@@ -205,10 +205,14 @@ def _frame_rate_finding(path, fr) -> Finding | None:
     if fr.consistent:
         return None
     rates = "/".join(f"{hz:g}" for hz in fr.rates)
-    what = "; ".join(
-        (d.get("kind") or d["what"]) + " at " + "/".join(f"{hz:g}" for hz in d["present_at"])
-        + " Hz only" if d["absent_at"] else (d.get("kind") or d["what"]) + " moves"
-        for d in fr.differences)
+    parts = []
+    for d in fr.differences:
+        kind = d.get("kind") or d["what"]
+        part = (f"{kind} at " + "/".join(f"{hz:g}" for hz in d["present_at"]) + " Hz only"
+                if d["absent_at"] else f"{kind} moves")
+        if part not in parts:  # reached_goal is both a verdict and an event kind
+            parts.append(part)
+    what = "; ".join(parts)
     first = next(iter(fr.differences[0].get("positions", {}).values()), None)
     return Finding("frame_rate", path.name, f"same verdict at {rates} Hz", what,
                    None if first is None else tuple(float(x) for x in first),

@@ -267,7 +267,8 @@ def walk_finding(check: PathCheck, report) -> Finding | None:
         where = f"{first.kind}{value} at {format_vector(position, 2)} after {first.time:.2f} s"
     else:
         position = tuple(float(x) for x in report.trace[-1])
-        where = f"ended at {format_vector(position, 2)}"
+        where = (f"reached its goal at {format_vector(position, 2)}" if report.reached_goal
+                 else f"ended at {format_vector(position, 2)} (time limit)")
     if check.expect == REACHED_GOAL:
         message = f"path {check.name} does not reach its goal: {where}"
     else:

@@ -360,3 +360,57 @@ def test_readme_first_command_runs_levelcheck_and_second_is_ci():
 def test_atomic_writes_leave_no_temporary_files(main_job):
     _, out = main_job
     assert sorted(os.listdir(out)) == ["junit.xml", "report.json", "report.png"]
+
+
+def test_todays_spec_format_and_save_blend(tmp_path, addon, capfd):
+    """A JSON spec naming its mesh (validate_level.py's format) still runs; --save-blend keeps
+    the annotated level."""
+    (tmp_path / "floor.obj").write_text(
+        "o Floor\nv 0 0 0\nv 4 0 0\nv 4 0 -4\nv 0 0 -4\nf 1 2 3 4\n")  # Y-up, as exported
+    spec = {"name": "Floor", "mesh": "floor.obj", "settings": {"step_height": 0.3},
+            "capsules": [{"name": "sunk", "foot": [1, 1, -0.1], "expect": "clear"},
+                         {"name": "free", "foot": [2, 2, 0], "expect": "penetrating"}],
+            "paths": [{"name": "across", "points": [[0.5, 2, 0], [3.5, 2, 0]],
+                       "expect": "reached_goal"}]}
+    (tmp_path / "floor.json").write_text(json.dumps(spec))
+    out = tmp_path / "out"
+    rc = levelcheck.main([str(tmp_path / "floor.json"), "--out", str(out), "--no-png",
+                          "--save-blend", "--quiet"])
+    capfd.readouterr()
+    assert rc == 1
+    doc = json.loads((out / "report.json").read_text())
+    (level,) = doc["levels"]
+    assert level["level"] == "Floor" and level["settings"]["step_height"] == 0.3
+    assert _keys(level) == [("capsule", "sunk", "clear", "penetrating"),
+                            ("capsule", "free", "penetrating", "clear")]
+    assert level["findings"][0]["faces"][0]["object"] == "Floor"
+    assert level["capsules"][0]["deepest_m"] == pytest.approx(0.1, abs=1e-6)  # Y-up -> Z-up
+    assert level["walks"][0]["verdict"] == "reached_goal"
+    assert sorted(os.listdir(out)) == ["floor.levelcheck.blend", "junit.xml", "report.json"]
+
+
+def test_collection_source_ignores_meshes_outside_it(tmp_path, addon, capfd):
+    import bpy  # noqa: PLC0415
+    from blender_helpers import box  # noqa: PLC0415
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    coll = bpy.data.collections.new("Collision")
+    bpy.context.scene.collection.children.link(coll)
+    box("Floor_col", (-5, -5, -1), (5, 5, 0), collection=coll)
+    box("Decoration", (0.5, 0.5, 0), (1.5, 1.5, 2))  # visible, not collision
+    blend = tmp_path / "proxy.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
+    (tmp_path / "proxy.levelcheck.json").write_text(json.dumps(
+        {"capsules": [{"name": "in_decoration", "foot": [0.4, 1, 0], "expect": "clear"}]}))
+    runs = {}
+    for source in (["--collection", "Collision"], ["--naming"], []):
+        out = tmp_path / ("out" + "".join(source))
+        rc = levelcheck.main([str(blend), "--out", str(out), "--no-png", "--quiet",
+                              "--checks", "penetration", *source])
+        capfd.readouterr()
+        runs[" ".join(source)] = (rc, json.loads((out / "report.json").read_text())["levels"][0])
+    for source in ("--collection Collision", "--naming"):
+        rc, level = runs[source]
+        assert rc == 0 and level["objects"] == ["Floor_col"], source
+    rc, level = runs[""]
+    assert rc == 1 and sorted(level["objects"]) == ["Decoration", "Floor_col"]
