@@ -442,10 +442,13 @@ def check_one(bpy, level: Level, job: Job, work_dir: str, say, png_name: str | N
     verdicts = blender_session.extension_module("core.verdicts")
     spec = level.spec
     say(f"level {level.display}: loading")
+    t0 = time.perf_counter()
     scene = levelcheck_scene.load(bpy, level.path)
+    t1 = time.perf_counter()
     levelcheck_scene.set_collision_source(bpy, scene, job.collection or spec["collection"],
                                           job.naming or spec["naming"])
     geometry, scene_settings, scene_caps, scene_paths = levelcheck_scene.read(bpy, scene)
+    t2 = time.perf_counter()
     fields = _resolve_settings(scene_settings, job.preset or spec["preset"], spec["settings"],
                                job.settings)
     settings = core.ControllerSettings(**fields)
@@ -497,6 +500,8 @@ def check_one(bpy, level: Level, job: Job, work_dir: str, say, png_name: str | N
                             os.path.basename(level.path))
     report = report_mod.level_report(res, level=name, file=None if level.path is None
                                      else level.display, geometry=geometry, index=level.index)
+    report["timings_s"] = {"load": round(t1 - t0, 4), "read_level": round(t2 - t1, 4),
+                           **report["timings_s"]}
     outputs = {}
     if job.png or job.save_blend:
         import levelcheck_render  # noqa: PLC0415
@@ -513,7 +518,9 @@ def check_one(bpy, level: Level, job: Job, work_dir: str, say, png_name: str | N
         if job.png:
             say(f"level {level.display}: rendering")
             tmp = os.path.join(work_dir, f"{level.index}.png")
+            t3 = time.perf_counter()
             levelcheck_render.render(bpy, scene, tmp)
+            report["timings_s"]["render"] = round(time.perf_counter() - t3, 4)
             outputs[png_name] = tmp
         if job.save_blend:
             tmp = os.path.join(work_dir, f"{level.index}.blend")
