@@ -273,4 +273,22 @@ def walk_finding(check: PathCheck, report) -> Finding | None:
         message = f"path {check.name} does not reach its goal: {where}"
     else:
         message = f"path {check.name} was expected to meet {check.expect} but got {got}: {where}"
+    hint = WALK_FIXES.get(got) if check.expect == REACHED_GOAL else (
+        "the level no longer stops the walk where the path says it should: check the geometry "
+        "or the expectation")
+    if hint:
+        message += f"; {hint}"
     return Finding("walk", check.name, check.expect, got, position, message)
+
+
+# What a designer can do about the event that stopped a walk expected to reach its goal.
+WALK_FIXES = {
+    "blocked": "widen the passage or move the obstacle",
+    "step_too_high": "lower the riser to the character's step height or add a step",
+    "slope_too_steep": "flatten the slope to the character's walkable slope",
+    "fell": "close the gap or lower the drop to the character's step height",
+    "fell_out_of_level": "add floor under the path",
+    "ceiling_too_low": "raise the ceiling to the character's height",
+    "stuck": "clear the path around the position (the character stopped making progress)",
+    ENDED: "shorten the path or check its points (the walk ran out of time)",
+}
