@@ -56,8 +56,6 @@ TRIANGLES_LISTED = 50  # penetrated triangles listed per capsule (the count cove
 # A riser more than STEP_LIKE_FACTOR x step_height tall is a wall, not a step: a designer
 # wants the 0.45 m steps, not every 2.5 m wall, in the stair section of the report.
 STEP_LIKE_FACTOR = 2.0
-LEDGE_MAX_DROP = 100.0  # metres probed below a ledge; deeper is reported as null + reason
-TREAD_MAX = 2.0  # metres probed across a tread for the next riser
 CLASS_NAMES = {WALKABLE: "walkable", STEEP: "steep", WALL: "wall", CEILING: "ceiling"}
 EVENT_UNITS = {"step_too_high": "m", "slope_too_steep": "deg", "fell": "m",
                "ceiling_too_low": "m", "stuck": "s", "reached_goal": "m",
@@ -191,12 +189,11 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
     if "stand" in checks:
         res.stand = timed("stand", lambda: stand_test(mesh, settings))
     if "stairs" in checks:
-        res.stairs = timed("stairs", lambda: stair_audit(mesh, settings, max_tread=TREAD_MAX))
+        res.stairs = timed("stairs", lambda: stair_audit(mesh, settings))
     if "headroom" in checks:
         res.headroom = timed("headroom", lambda: headroom_audit(mesh, settings))
     if "ledges" in checks:
-        res.ledges = timed("ledges", lambda: ledge_audit(mesh, settings,
-                                                         max_drop=LEDGE_MAX_DROP))
+        res.ledges = timed("ledges", lambda: ledge_audit(mesh, settings))
     res.findings = [f for f in res.findings if f is not None]
     return res
 
@@ -353,7 +350,7 @@ def _audits_section(res: LevelResults, names: TriangleNames) -> dict:
                        rise_m=round(float(sa.rise[k]), 6), too_high=bool(sa.too_high[k]),
                        too_shallow=bool(sa.too_shallow[k]))
             worst.append(_value(row, "tread_depth_m", sa.tread_depth[k],
-                                f"nothing rises behind the tread within {TREAD_MAX:g} m"))
+                                "nothing rises behind the tread within the audit's reach"))
         out["stairs"] = {
             "step_risers": int(step_like.sum()),
             "too_high": int((step_like & sa.too_high).sum()),
@@ -372,7 +369,7 @@ def _audits_section(res: LevelResults, names: TriangleNames) -> dict:
             "faces": int(len(np.unique(lg.faces))),
             "highest": _audit_rows(names, lg.faces, lg.drop, lg.position,
                                    np.argsort(-sort_key, kind="stable"), "drop_m",
-                                   f"no floor within {LEDGE_MAX_DROP:g} m below")}
+                                   "no floor below within the audit's reach")}
     return out
 
 
