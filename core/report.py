@@ -48,14 +48,14 @@ REPORT_FORMAT = "capsule_collision.levelcheck"
 REPORT_VERSION = 1
 CHECKS = ("penetration", "walkability", "stand", "stairs", "headroom", "ledges", "walks",
           "frame_rates")
+# Every check but the frame-rate comparison, which walks every path three more times.
+DEFAULT_CHECKS = CHECKS[:-1]
 DEFAULT_FRAME_RATES = (30, 60, 120)  # Hz: the rates games ship at
 WORST_ROWS = 10  # rows listed per audit (the counts cover all)
 TRIANGLES_LISTED = 50  # penetrated triangles listed per capsule (the count covers all)
 # A riser more than STEP_LIKE_FACTOR x step_height tall is a wall, not a step: a designer
 # wants the 0.45 m steps, not every 2.5 m wall, in the stair section of the report.
 STEP_LIKE_FACTOR = 2.0
-LEDGE_MAX_DROP = 100.0  # metres probed below a ledge; deeper is reported as null + reason
-TREAD_MAX = 2.0  # metres probed across a tread for the next riser
 CLASS_NAMES = {WALKABLE: "walkable", STEEP: "steep", WALL: "wall", CEILING: "ceiling"}
 EVENT_UNITS = {"step_too_high": "m", "slope_too_steep": "deg", "fell": "m",
                "ceiling_too_low": "m", "stuck": "s", "reached_goal": "m",
@@ -137,7 +137,7 @@ class LevelResults:
         return np.unique(np.concatenate([np.asarray(t, np.int64) for t in tris]))
 
 
-def run_checks(mesh, settings, capsules=(), paths=(), *, checks=CHECKS,
+def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
                min_depth=MIN_REPORTED_DEPTH, frame_rates=DEFAULT_FRAME_RATES, workers=1,
                progress=None) -> LevelResults:
     """Run ``checks`` (see CHECKS) on ``mesh`` (core.TriangleMesh, metres) with ``settings``
@@ -169,11 +169,12 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=CHECKS,
         for check, verdict in zip(res.capsules, res.capsule_verdicts):
             res.findings.append(capsule_finding(check, verdict))
     if "walks" in checks and res.paths:
-        for p in res.paths:
-            say(f"walk {p.name}")
-        res.walk_reports = timed("walks", lambda: walkthrough_many(
-            mesh, [p.points for p in res.paths], settings, workers=workers))
+        res.walk_reports = timed(f"walks ({len(res.paths)} paths in lock-step)",
+                                 lambda: walkthrough_many(mesh, [p.points for p in res.paths],
+                                                          settings, workers=workers))
+        res.timings["walks"] = res.timings.pop(f"walks ({len(res.paths)} paths in lock-step)")
         for check, rep in zip(res.paths, res.walk_reports):
+            say(f"walk {check.name}: {walk_verdict(rep)}")
             res.findings.append(walk_finding(check, rep))
     if rates and res.paths:
         def compare_all():
@@ -188,12 +189,11 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=CHECKS,
     if "stand" in checks:
         res.stand = timed("stand", lambda: stand_test(mesh, settings))
     if "stairs" in checks:
-        res.stairs = timed("stairs", lambda: stair_audit(mesh, settings, max_tread=TREAD_MAX))
+        res.stairs = timed("stairs", lambda: stair_audit(mesh, settings))
     if "headroom" in checks:
         res.headroom = timed("headroom", lambda: headroom_audit(mesh, settings))
     if "ledges" in checks:
-        res.ledges = timed("ledges", lambda: ledge_audit(mesh, settings,
-                                                         max_drop=LEDGE_MAX_DROP))
+        res.ledges = timed("ledges", lambda: ledge_audit(mesh, settings))
     res.findings = [f for f in res.findings if f is not None]
     return res
 
@@ -202,10 +202,14 @@ def _frame_rate_finding(path, fr) -> Finding | None:
     if fr.consistent:
         return None
     rates = "/".join(f"{hz:g}" for hz in fr.rates)
-    what = "; ".join(
-        (d.get("kind") or d["what"]) + " at " + "/".join(f"{hz:g}" for hz in d["present_at"])
-        + " Hz only" if d["absent_at"] else (d.get("kind") or d["what"]) + " moves"
-        for d in fr.differences)
+    parts = []
+    for d in fr.differences:
+        kind = d.get("kind") or d["what"]
+        part = (f"{kind} at " + "/".join(f"{hz:g}" for hz in d["present_at"]) + " Hz only"
+                if d["absent_at"] else f"{kind} moves")
+        if part not in parts:  # reached_goal is both a verdict and an event kind
+            parts.append(part)
+    what = "; ".join(parts)
     first = next(iter(fr.differences[0].get("positions", {}).values()), None)
     return Finding("frame_rate", path.name, f"same verdict at {rates} Hz", what,
                    None if first is None else tuple(float(x) for x in first),
@@ -346,7 +350,7 @@ def _audits_section(res: LevelResults, names: TriangleNames) -> dict:
                        rise_m=round(float(sa.rise[k]), 6), too_high=bool(sa.too_high[k]),
                        too_shallow=bool(sa.too_shallow[k]))
             worst.append(_value(row, "tread_depth_m", sa.tread_depth[k],
-                                f"nothing rises behind the tread within {TREAD_MAX:g} m"))
+                                "nothing rises behind the tread within the audit's reach"))
         out["stairs"] = {
             "step_risers": int(step_like.sum()),
             "too_high": int((step_like & sa.too_high).sum()),
@@ -365,7 +369,7 @@ def _audits_section(res: LevelResults, names: TriangleNames) -> dict:
             "faces": int(len(np.unique(lg.faces))),
             "highest": _audit_rows(names, lg.faces, lg.drop, lg.position,
                                    np.argsort(-sort_key, kind="stable"), "drop_m",
-                                   f"no floor within {LEDGE_MAX_DROP:g} m below")}
+                                   "no floor below within the audit's reach")}
     return out
 
 
@@ -377,6 +381,34 @@ def _warning_entry(w):
             d = getattr(w, attr)()
             return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in d.items()}
     return {"message": str(w)}
+
+
+def _finding_row(finding: Finding, res: LevelResults, names: TriangleNames) -> dict:
+    """The finding as JSON with the faces it is about, named, and named in its message."""
+    tris: list = []
+    if finding.check == "capsule":
+        for check, verdict in zip(res.capsules, res.capsule_verdicts):
+            if check.name == finding.name:
+                tris = verdict.triangles[:TRIANGLES_LISTED].tolist()
+    elif finding.check == "walk":
+        for check, rep in zip(res.paths, res.walk_reports):
+            if check.name == finding.name:
+                tris = [e.triangle for e in rep.events if e.triangle >= 0][:1]
+    faces = [names.name(t) for t in tris]
+    row = dict(finding.to_dict(), faces=faces, new=None)
+    by_object: dict = {}
+    for f in faces:
+        if f["object"] is not None:
+            by_object.setdefault(f["object"], set()).add(f["face"])
+    if by_object:
+        where = "; ".join(
+            obj + (" face" + ("s " if len(fs - {None}) > 1 else " ")
+                   + ", ".join(str(x) for x in sorted(fs - {None})) if fs - {None} else "")
+            for obj, fs in sorted(by_object.items()))
+        row["message"] += f" [{where}]"
+    elif faces:
+        row["message"] += " [triangles " + ", ".join(str(f["triangle"]) for f in faces) + "]"
+    return row
 
 
 def level_report(res: LevelResults, *, level: str = "level", file: str | None = None,
@@ -398,7 +430,7 @@ def level_report(res: LevelResults, *, level: str = "level", file: str | None = 
         "walks": _walk_rows(res, names),
         "frame_rates": _frame_rate_rows(res),
         "audits": _audits_section(res, names),
-        "findings": [dict(f.to_dict(), new=None) for f in res.findings],
+        "findings": [_finding_row(f, res, names) for f in res.findings],
         "timings_s": dict(res.timings),
     }
     report["ok"] = not report["findings"]

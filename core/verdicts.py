@@ -201,6 +201,15 @@ def walk_expectation_holds(expect: str, report) -> bool:
     return any(e.kind == expect for e in report.events)
 
 
+def format_vector(v, digits: int = 3) -> str:
+    """``(x, y, z)`` with ``digits`` decimals and no negative zeros (``-0.000``)."""
+    parts = []
+    for x in v:
+        text = f"{float(x):.{digits}f}"
+        parts.append(text[1:] if text.startswith("-") and float(text) == 0.0 else text)
+    return "(" + ", ".join(parts) + ")"
+
+
 @dataclass(frozen=True)
 class Finding:
     """An expectation that did not hold.
@@ -235,8 +244,8 @@ def capsule_finding(check: CapsuleCheck, verdict: CapsuleVerdict) -> Finding | N
     if verdict.penetrating:
         push = verdict.push_out
         message = (f"capsule {check.name} penetrates {verdict.triangles.size} triangle(s), "
-                   f"deepest {verdict.deepest:.3f} m; move it by "
-                   f"({push[0]:.3f}, {push[1]:.3f}, {push[2]:.3f}) m or fix the geometry")
+                   f"deepest {verdict.deepest:.3f} m; move it by {format_vector(push)} m "
+                   f"or fix the geometry")
     else:
         message = (f"capsule {check.name} is clear but was expected to penetrate; "
                    f"the geometry it tests is missing or moved")
@@ -255,13 +264,31 @@ def walk_finding(check: PathCheck, report) -> Finding | None:
         position = tuple(float(x) for x in first.position)
         value = "" if first.value is None or not math.isfinite(first.value) else (
             f" ({first.value:.3g})")
-        where = f"{first.kind}{value} at ({position[0]:.2f}, {position[1]:.2f}, " \
-                f"{position[2]:.2f}) after {first.time:.2f} s"
+        where = f"{first.kind}{value} at {format_vector(position, 2)} after {first.time:.2f} s"
     else:
         position = tuple(float(x) for x in report.trace[-1])
-        where = f"ended at ({position[0]:.2f}, {position[1]:.2f}, {position[2]:.2f})"
+        where = (f"reached its goal at {format_vector(position, 2)}" if report.reached_goal
+                 else f"ended at {format_vector(position, 2)} (time limit)")
     if check.expect == REACHED_GOAL:
         message = f"path {check.name} does not reach its goal: {where}"
     else:
         message = f"path {check.name} was expected to meet {check.expect} but got {got}: {where}"
+    hint = WALK_FIXES.get(got) if check.expect == REACHED_GOAL else (
+        "the level no longer stops the walk where the path says it should: check the geometry "
+        "or the expectation")
+    if hint:
+        message += f"; {hint}"
     return Finding("walk", check.name, check.expect, got, position, message)
+
+
+# What a designer can do about the event that stopped a walk expected to reach its goal.
+WALK_FIXES = {
+    "blocked": "widen the passage or move the obstacle",
+    "step_too_high": "lower the riser to the character's step height or add a step",
+    "slope_too_steep": "flatten the slope to the character's walkable slope",
+    "fell": "close the gap or lower the drop to the character's step height",
+    "fell_out_of_level": "add floor under the path",
+    "ceiling_too_low": "raise the ceiling to the character's height",
+    "stuck": "clear the path around the position (the character stopped making progress)",
+    ENDED: "shorten the path or check its points (the walk ran out of time)",
+}

@@ -89,6 +89,11 @@ def test_findings_name_objects_faces_positions_and_values(report):
     assert {(t["object"], t["face"]) for t in riser["triangles"]} == {
         ("Block", 0), ("Block", 1), ("Block", None)}
     assert riser["triangles"][0]["depth_m"] == pytest.approx(0.25)
+    finding = report["findings"][0]
+    assert finding["message"].endswith("[Block faces 0, 1]")  # named, unmapped face left out
+    assert [f["triangle"] for f in finding["faces"]] == [t["triangle"] for t in riser["triangles"]]
+    assert report["findings"][1]["message"].endswith("]") and "[Block face " in report[
+        "findings"][1]["message"]  # the face core names for the event (top edge or riser)
     assert riser["push_out_m"] == pytest.approx([-0.25, 0, 0])
     assert caps["open_floor"]["ok"] and caps["open_floor"]["triangles"] == []
     walk = {w["name"]: w for w in report["walks"]}["up_the_step"]
@@ -101,7 +106,7 @@ def test_findings_name_objects_faces_positions_and_values(report):
 def test_infinite_drop_is_null_with_a_reason(report):
     ledges = report["audits"]["ledges"]
     far = [r for r in ledges["highest"] if r["drop_m"] is None]
-    assert far and all(r["drop_m_null_reason"] == "no floor within 100 m below" for r in far)
+    assert far and all(r["drop_m_null_reason"] == "no floor below within the audit's reach" for r in far)
     assert {r["object"] for r in far} == {"Floor", "Block"}  # the floor's far edges too
 
 

@@ -125,6 +125,7 @@ def test_walk_verdicts_and_findings_on_a_blocking_step():
     assert finding.key == ("walk", "to_goal", "reached_goal", "step_too_high")
     assert finding.position[0] == pytest.approx(5 - settings.radius, abs=0.1)
     assert "does not reach its goal: step_too_high (0.45)" in finding.message
+    assert finding.message.endswith("lower the riser to the character's step height or add a step")
     assert walk_finding(PathCheck("p", path.points, "step_too_high"), report) is None
     assert walk_finding(PathCheck("p", path.points, "fell"), report).got == "step_too_high"
 
