@@ -21,6 +21,7 @@ script exits non-zero on any disagreement.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import os
 import sys
@@ -51,6 +52,18 @@ def _median_time(fn, repeat):
 
 def _rate(n, seconds):
     return n / seconds if seconds > 0 else float("inf")
+
+
+def result_hash(*results) -> str:
+    """First 16 hex digits of the SHA-256 of named results' arrays (dtype, shape, bytes): equal
+    hashes before and after a change mean bit-identical answers."""
+    h = hashlib.sha256()
+    for res in results:
+        for x in res:
+            x = np.ascontiguousarray(x)
+            h.update(f"{x.dtype}{x.shape}".encode())
+            h.update(x.tobytes())
+    return h.hexdigest()[:16]
 
 
 def _fmt_rate(r):
@@ -193,6 +206,8 @@ def bench_scene(name, make, n_queries, n_single, quick, peers):
     rows.append(("ours: batched exact sweeps", _fmt_rate(_rate(len(sa), sweep_s))))
     rows.append(("queries penetrating / sweeps hitting",
                  f"{penetrating:.0%} / {np.isfinite(sweeps.time).mean():.0%}"))
+    rows.append(("result hash (batched capsules, sweeps)",
+                 f"{result_hash(batch)}, {result_hash(sweeps)}"))
 
     # Self-consistency: single path == batched path on the single-query subset.
     mismatch = 0
