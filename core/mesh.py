@@ -24,7 +24,7 @@ import numpy as np
 from . import contact as _contact
 from . import sweep as _sweep
 from ._validate import as_point, as_points, as_radii
-from .bvh import BVH, _overlap, _round_up32, as_query8
+from .bvh import BVH, as_query8, boxes_overlap, round_up32
 from .closest import _REC_A as _KREC_A
 from .closest import REC_FIELDS, _rows, _segment_triangle, _triangle_record
 from .constants import (
@@ -273,7 +273,7 @@ class TriangleMesh:
         nh = lo.shape[0]
         qi, slot = self._bvh.query_many_slots(np.concatenate([hi, -lo], axis=1))
         cnt = np.bincount(qi, minlength=nh).astype(np.int64)
-        return cnt, self._bvh.order.take(slot), np.take(self._bvh._slot32, slot, axis=0)
+        return cnt, self._bvh.order.take(slot), np.take(self._bvh.slot32, slot, axis=0)
 
     def _pairs_box6(self, q6, hood=None, owner=None):
         """Candidate pairs (query, triangle) of query boxes q6 (Q, 6) = [hi, -lo]: a superset
@@ -294,8 +294,8 @@ class TriangleMesh:
         qi = np.repeat(qin, c)
         pos = np.repeat(hood.off[o] - ends + c, c)
         pos += np.arange(tot)
-        q32 = _round_up32(as_query8(q6))
-        ok = _overlap(np.take(hood.box, pos, axis=0), np.take(q32, qi, axis=0))
+        q32 = round_up32(as_query8(q6))
+        ok = boxes_overlap(np.take(hood.box, pos, axis=0), np.take(q32, qi, axis=0))
         qi = qi[ok]
         ti = np.take(hood.tri, pos[ok])
         if qin.size == q6.shape[0]:

@@ -162,7 +162,7 @@ class Hood(NamedTuple):
     lo, hi : (H, 3) float64 region boxes, metres; off, cnt : (H,) int64, region h's
     triangles are ``tri[off[h]:off[h] + cnt[h]]``; tri : (n,) int64 triangle indices, every
     triangle whose box overlaps the region (a superset: float32 outward boxes); box : (n, 8)
-    float32 those triangles' outward-rounded boxes (``BVH._slot32`` rows). Built by
+    float32 those triangles' outward-rounded boxes (``BVH.slot32`` rows). Built by
     ``TriangleMesh.hood_triangles``; queries that pass ``hood`` with an ``owner`` per query
     take their candidates from the owner's region when their box lies inside it, and from
     the hierarchy otherwise, so answers never depend on the hood.

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from core.bvh import BVH, _round_down32
+from core.bvh import BVH, round_down32
 from core.contact import capsule_triangle_many
 from core.mesh import TriangleMesh, _contact_order
 from core.shapes import Capsule
@@ -39,7 +39,7 @@ def test_contact_order_equals_lexsort(seed):
 def test_round_down32_is_the_largest_float32_below():
     x = np.array([0.1, -0.1, 1e-46, -1e-46, 3.4e38, 3.5e38, -3.5e38, np.inf, -np.inf, 0.0,
                   1.0, 2.0 ** -149, 16777217.0])
-    y = _round_down32(x)
+    y = round_down32(x)
     assert y.dtype == np.float32
     assert (y.astype(float) <= x).all()
     with np.errstate(over="ignore"):
