@@ -5,7 +5,8 @@ import pytest
 
 from core.bvh import BVH, round_down32
 from core.contact import capsule_triangle_many
-from core.mesh import TriangleMesh, _contact_order
+from core.mesh import TriangleMesh
+from core.mesh_contacts import contact_order
 from core.shapes import Capsule
 
 _ADVERSARIAL_DEPTHS = np.array([
@@ -32,7 +33,7 @@ def test_contact_order_equals_lexsort(seed):
         depth = 0.25 + rng.integers(0, 4, qi.size) * 1e-15  # ties below the key's bits
     else:
         depth = rng.uniform(0.0, 1.0, qi.size) + 1e-300
-    np.testing.assert_array_equal(_contact_order(qi, ti, depth, nq, nt),
+    np.testing.assert_array_equal(contact_order(qi, ti, depth, nq, nt),
                                   np.lexsort((ti, -depth, qi)))
 
 

@@ -6,7 +6,8 @@ from brute_force import brute_contacts, brute_sweep
 
 from core.bvh import BVH, morton_codes
 from core.contact import capsule_triangle
-from core.mesh import ContactBatch, SweepBatch, TriangleMesh, _ray_triangle_many
+from core.mesh import ContactBatch, SweepBatch, TriangleMesh
+from core.rays import ray_triangle_many
 from core.shapes import Capsule
 from tools import scenes
 
@@ -254,7 +255,7 @@ def brute_ray(mesh, o, d, md):
     tri = mesh.vertices[mesh.triangles]
     n = len(tri)
     du = d / np.sqrt(np.einsum("i,i->", d, d))
-    t, hit = _ray_triangle_many(np.broadcast_to(o, (n, 3)), np.broadcast_to(du, (n, 3)),
+    t, hit = ray_triangle_many(np.broadcast_to(o, (n, 3)), np.broadcast_to(du, (n, 3)),
                                 tri[:, 0], tri[:, 1], tri[:, 2])
     hit &= (t >= 0) & (t <= md) & (mesh.areas > 0)
     if not hit.any():
