@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from mesh_scenes import grid_mesh
 
 from core.bvh import BVH, round_down32
 from core.contact import capsule_triangle_many
@@ -73,21 +74,11 @@ def test_float32_slot_test_is_a_tight_superset(offset):
         assert (lo[b] <= qhi[q] + ulp).all() and (hi[b] >= qlo[q] - ulp).all()
 
 
-def _flat_grid(n=16, cell=0.5, z=0.0):
-    g = np.arange(n + 1) * cell
-    X, Y = np.meshgrid(g, g, indexing="ij")
-    idx = np.arange((n + 1) ** 2).reshape(n + 1, n + 1)
-    i00, i10 = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel()
-    i01, i11 = idx[:-1, 1:].ravel(), idx[1:, 1:].ravel()
-    tris = np.concatenate([np.stack([i00, i10, i11], 1), np.stack([i00, i11, i01], 1)])
-    return np.stack([X.ravel(), Y.ravel(), np.full(X.size, z)], 1), tris
-
-
 @pytest.mark.parametrize("z", [0.0, 1e4])
 def test_flat_floor_exact_depth_ties_in_triangle_order(z):
     # An upright capsule sunk into a flat floor touches several coplanar triangles at exactly
     # the same depth: the batch must list them by triangle index, like brute force.
-    v, t = _flat_grid(z=z)
+    v, t = grid_mesh(n=16, bumps=0.0, z=z)
     mesh = TriangleMesh(v, t)
     rng = np.random.default_rng(7)
     nq = 200
