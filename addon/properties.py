@@ -1,43 +1,335 @@
-"""Scene settings of Capsule Collision (``scene.capsule_collision``)."""
+"""Data model of Capsule Collision in Blender: scene settings, result rows, object roles.
+
+Everything the extension computes is stored here or as mesh attributes / result objects, so
+it persists in the .blend and a headless test can read it.
+
+- ``scene.capsule_collision`` (CAPSULE_COLLISION_PG_settings): one property per numeric field
+  of ``core.ControllerSettings`` with the SAME NAME; lengths, speeds and accelerations are
+  stored in Blender units and shown in the scene's units; ``controller_settings(scene)``
+  converts them to metres for ``core``.
+- ``obj.capsule_collision`` (CAPSULE_COLLISION_PG_object): the role of an object (capsule,
+  path, trace, marker) and a capsule's size, expectation and live state.
+- Result rows (CAPSULE_COLLISION_PG_result): one per (check, capsule or path, object); the
+  faces are stored as base64 of little-endian int32 ORIGINAL face indices
+  (``encode_faces``/``decode_faces``).
+"""
+
+import base64
+import dataclasses
 
 import bpy
-from bpy.props import FloatProperty
+import numpy as np
+from bpy.props import (
+    BoolProperty,
+    CollectionProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    IntVectorProperty,
+    PointerProperty,
+    StringProperty,
+)
+
+from ..core import ControllerSettings
+from ..core.presets import SLOPE_DISABLED_DEG
+from . import scene_data
+
+# Every ControllerSettings field that is a plain number, with the Blender unit it is shown in.
+# "LENGTH", "VELOCITY" and "ACCELERATION" values scale with scene.unit_settings.scale_length
+# (Blender units -> metres); "NONE" values (degrees, counts) do not.
+SETTINGS_UNITS = {
+    "radius": "LENGTH",
+    "height": "LENGTH",
+    "max_slope_deg": "NONE",
+    "step_height": "LENGTH",
+    "min_step_depth": "LENGTH",
+    "skin_width": "LENGTH",
+    "snap_distance": "LENGTH",
+    "gravity": "ACCELERATION",
+    "speed": "VELOCITY",
+    "max_iterations": "NONE",
+    "max_fall_speed": "VELOCITY",
+}
+SCALED_UNITS = ("LENGTH", "VELOCITY", "ACCELERATION")
+
+PRESET_ITEMS = (
+    ("CUSTOM", "Custom", "Settings edited by hand"),
+    ("UNITY", "Unity", "Unity CharacterController defaults (through core.presets)"),
+    ("UNREAL", "Unreal", "Unreal CharacterMovementComponent defaults, converted from cm"),
+    ("GODOT", "Godot", "Godot CharacterBody3D + CapsuleShape3D defaults (no step-up)"),
+    ("PHYSX", "PhysX", "PhysX PxCapsuleControllerDesc defaults"),
+    ("JOLT", "Jolt", "Jolt CharacterVirtual defaults (Jolt samples' capsule)"),
+)
+
+SOURCE_ITEMS = (
+    ("VISIBLE", "Visible Meshes",
+     "Every visible mesh (never the extension's own capsules, paths and results)"),
+    ("COLLECTION", "Collection", "The meshes of one collection (and its children)"),
+    ("NAMING", "Naming Convention",
+     "Engine collision names: UCX_/UBX_/UCP_/USP_ prefixes, -col/-colonly, _col/_collision"),
+)
+
+RESULT_KINDS = (
+    ("PENETRATION", "Penetration", "Faces a capsule penetrates"),
+    ("WALKABILITY", "Walkability", "Faces of one walkability class"),
+    ("STAND", "Stand Test", "Walkable faces the capsule cannot stand on"),
+    ("STAIRS", "Stairs", "Risers too high or treads too shallow"),
+    ("HEADROOM", "Headroom", "Walkable faces with a ceiling lower than the capsule"),
+    ("LEDGE", "Ledge", "Walkable faces with an open edge over an unsafe drop"),
+    ("WALK", "Walk", "An event of a walk-through"),
+)
+
+ROLE_ITEMS = (
+    ("NONE", "None", "Ordinary object (collision geometry when it is a mesh)"),
+    ("CAPSULE", "Capsule", "A character capsule: origin = foot, local Z = axis"),
+    ("PATH", "Path", "A walk-through path (curve or mesh polyline)"),
+    ("TRACE", "Trace", "A walked trace created by the extension"),
+    ("MARKER", "Marker", "A walk event marker created by the extension"),
+)
+
+EXPECT_ITEMS = (
+    ("ANY", "Any", "No expectation"),
+    ("CLEAR", "Clear", "This capsule must not penetrate anything"),
+    ("PENETRATING", "Penetrating", "This capsule is expected to penetrate (a negative test)"),
+)
+
+# core's walk event kinds (core.walkthrough.EVENT_KINDS plus fell_out_of_level, DESIGN.md)
+WALK_EVENT_KINDS = ("blocked", "step_too_high", "slope_too_steep", "fell", "fell_out_of_level",
+                    "ceiling_too_low", "stuck")
+EXPECT_WALK_ITEMS = (
+    ("ANY", "Any", "No expectation"),
+    ("reached_goal", "Reached Goal", "The walk must reach the last point"),
+) + tuple((k, k.replace("_", " ").title(), f"The walk is expected to report {k}")
+          for k in WALK_EVENT_KINDS)
+
+# walkability classes in core code order (core.WALKABLE, STEEP, WALL, CEILING)
+WALKABILITY_CLASSES = ("Walkable", "Steep", "Wall", "Ceiling")
+
+
+def encode_faces(faces) -> str:
+    """(K,) face indices -> base64 of little-endian int32 (the row's ``faces`` string)."""
+    return base64.b64encode(np.asarray(faces, dtype="<i4").tobytes()).decode("ascii")
+
+
+def decode_faces(text: str) -> np.ndarray:
+    """Inverse of ``encode_faces``: (K,) int32."""
+    if not text:
+        return np.empty(0, np.int32)
+    return np.frombuffer(base64.b64decode(text), dtype="<i4").astype(np.int32)
+
+
+def _preset_to_custom(self, _context):
+    """Editing a setting by hand leaves the preset: the panel then says Custom."""
+    if self.preset != "CUSTOM" and not self.get("_applying_preset", False):
+        self["preset"] = 0  # CUSTOM, without re-entering this callback
+
+
+class CAPSULE_COLLISION_PG_result(bpy.types.PropertyGroup):
+    """One result row: a check's verdict on one (capsule or path, object) pair."""
+
+    kind: EnumProperty(name="Kind", items=RESULT_KINDS, default="PENETRATION")
+    label: StringProperty(name="Label", description="What this row says, in one line")
+    capsule: StringProperty(name="Capsule", description="Capsule or path object name")
+    object: StringProperty(name="Object", description="Collision object the faces belong to")
+    face_count: IntProperty(name="Faces", description="Number of faces in this row", min=0)
+    value: FloatProperty(
+        name="Value",
+        description="Metres: deepest depth, rise, clearance or drop (0 when not applicable)",
+    )
+    push_out: FloatVectorProperty(
+        name="Push Out", size=3, subtype="TRANSLATION", unit="LENGTH",
+        description="Move the capsule by this vector to separate it from the object",
+    )
+    position: FloatVectorProperty(
+        name="Position", size=3, subtype="TRANSLATION", unit="LENGTH",
+        description="Where the row happened (walk events, audits), Blender units",
+    )
+    time: FloatProperty(name="Time", description="Seconds into the walk (walk rows)", min=0.0)
+    faces: StringProperty(
+        name="Faces", description="Base64 of little-endian int32 original face indices",
+    )
+    unmapped: IntProperty(
+        name="Unmapped", min=0,
+        description="Faces found on evaluated geometry (modifiers) that do not map back",
+    )
+    stamp: StringProperty(name="Stamp", description="Level geometry stamp of this result")
 
 
 class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
-    """Character capsule and walkability limits used by the checks (metres, degrees)."""
+    """Character capsule, controller limits and what the extension checks and draws."""
 
     radius: FloatProperty(
-        name="Radius",
-        description="Character capsule radius",
-        default=0.35,
-        min=0.001,
-        soft_max=5.0,
-        unit="LENGTH",
+        name="Radius", default=0.35, min=0.0001, soft_max=5.0, unit="LENGTH", precision=3,
+        update=_preset_to_custom,
+        description="Capsule radius. Corridors narrower than twice this block the character",
     )
     height: FloatProperty(
-        name="Height",
-        description="Character capsule height, both caps included",
-        default=1.8,
-        min=0.002,
-        soft_max=10.0,
-        unit="LENGTH",
+        name="Height", default=1.8, min=0.0002, soft_max=10.0, unit="LENGTH", precision=3,
+        update=_preset_to_custom,
+        description="Total capsule height, both caps included (at least twice the radius). "
+        "Ceilings lower than this above a floor block the walk",
     )
     max_slope_deg: FloatProperty(
-        name="Max Slope",
-        description="Steepest floor the character can walk on, in degrees",
-        default=45.0,
-        min=0.0,
-        max=90.0,
+        name="Max Slope", default=45.0, min=0.0, max=SLOPE_DISABLED_DEG, precision=1,
+        update=_preset_to_custom,
+        description="Steepest floor walkable, degrees from up. Steeper faces are classed "
+        "Steep, are not climbed and make the character slide",
     )
     step_height: FloatProperty(
-        name="Step Height",
-        description="Highest riser the character climbs",
-        default=0.35,
-        min=0.0,
-        soft_max=2.0,
-        unit="LENGTH",
+        name="Step Height", default=0.35, min=0.0, soft_max=2.0, unit="LENGTH", precision=3,
+        update=_preset_to_custom,
+        description="Highest riser climbed without jumping; also the drop beyond which a "
+        "landing counts as a fall. Higher risers are reported as steps too high",
+    )
+    min_step_depth: FloatProperty(
+        name="Min Step Depth", default=0.15, min=0.0, soft_max=2.0, unit="LENGTH",
+        precision=3, update=_preset_to_custom,
+        description="Minimum tread behind a riser; shallower treads refuse the step",
+    )
+    skin_width: FloatProperty(
+        name="Skin Width", default=0.02, min=0.00001, soft_max=0.2, unit="LENGTH", precision=4,
+        update=_preset_to_custom,
+        description="Gap kept to surfaces after a hit (less than the radius). Larger values "
+        "hide thin gaps and tolerate more penetration at the end of a move",
+    )
+    snap_distance: FloatProperty(
+        name="Snap Distance", default=0.4, min=0.0, soft_max=2.0, unit="LENGTH", precision=3,
+        update=_preset_to_custom,
+        description="Stick-to-floor reach walking down steps and slopes; keep it at least "
+        "step height + 2 x skin width or the character leaves the floor on every step down",
+    )
+    gravity: FloatProperty(
+        name="Gravity", default=9.81, min=0.0, soft_max=50.0, unit="ACCELERATION",
+        update=_preset_to_custom,
+        description="Downward acceleration in the air and on steep ground; faster falls",
+    )
+    speed: FloatProperty(
+        name="Speed", default=4.0, min=0.0001, soft_max=20.0, unit="VELOCITY",
+        update=_preset_to_custom,
+        description="Horizontal walk-through speed; faster walks take longer strides per frame",
+    )
+    max_iterations: IntProperty(
+        name="Max Iterations", default=5, min=1, soft_max=16, update=_preset_to_custom,
+        description="Slide iterations per move; too few stop the character early in corners",
+    )
+    max_fall_speed: FloatProperty(
+        name="Max Fall Speed", default=55.0, min=0.0001, soft_max=200.0, unit="VELOCITY",
+        update=_preset_to_custom,
+        description="Terminal falling speed",
     )
 
+    preset: EnumProperty(
+        name="Preset", items=PRESET_ITEMS, default="CUSTOM",
+        description="Engine whose character defaults the settings follow (Apply Preset)",
+    )
+    collision_source: EnumProperty(
+        name="Collision", items=SOURCE_ITEMS, default="VISIBLE",
+        description="Which meshes are level collision",
+    )
+    collision_collection: PointerProperty(
+        name="Collection", type=bpy.types.Collection,
+        description="Collision collection (Collision = Collection)",
+    )
 
-classes = (CAPSULE_COLLISION_PG_settings,)
+    show_overlay: BoolProperty(name="Overlay", default=True,
+                               description="Draw the extension's viewport overlay")
+    show_capsules: BoolProperty(name="Capsules", default=True,
+                                description="Draw capsules (red when penetrating)")
+    show_penetration: BoolProperty(name="Penetration", default=True,
+                                   description="Draw penetrated faces")
+    show_walkability: BoolProperty(name="Walkability", default=True,
+                                   description="Draw walkability colours")
+    show_traces: BoolProperty(name="Traces", default=True, description="Draw walk traces")
+    show_events: BoolProperty(name="Events", default=True, description="Draw walk events")
+    live_check: BoolProperty(
+        name="Live Check", default=True,
+        description="Re-check a capsule whenever it moves, against the cached level",
+    )
+
+    results: CollectionProperty(type=CAPSULE_COLLISION_PG_result)
+    results_index: IntProperty(name="Result", default=-1)
+
+    walk_counts: IntVectorProperty(
+        name="Walkability Faces", size=4, min=0,
+        description="Faces per class: walkable, steep, wall, ceiling",
+    )
+    walk_areas: FloatVectorProperty(
+        name="Walkability Areas", size=4, min=0.0,
+        description="Area per class in square metres: walkable, steep, wall, ceiling",
+    )
+    frame_rate_report: StringProperty(
+        name="Frame-Rate Report", description="JSON of the last 30/60/120 Hz comparison",
+    )
+    last_report: StringProperty(name="Last Report",
+                                description="The last operator's message")
+
+
+class CAPSULE_COLLISION_PG_object(bpy.types.PropertyGroup):
+    """Role of an object for Capsule Collision, and a capsule's size, expectation and state."""
+
+    role: EnumProperty(name="Role", items=ROLE_ITEMS, default="NONE",
+                       description="Objects with a role are never collision geometry")
+    radius: FloatProperty(name="Radius", default=0.35, min=0.0001, soft_max=5.0,
+                          unit="LENGTH", precision=3, description="Capsule radius")
+    height: FloatProperty(name="Height", default=1.8, min=0.0002, soft_max=10.0,
+                          unit="LENGTH", precision=3,
+                          description="Total capsule height from the foot (origin) up local Z")
+    expect: EnumProperty(name="Expect", items=EXPECT_ITEMS, default="ANY",
+                         description="What this capsule's placement must give")
+    penetrating_count: IntProperty(name="Penetrating", default=-1, min=-1,
+                                   description="Penetrated triangles (-1: not checked)")
+    deepest_depth: FloatProperty(name="Deepest", default=0.0, unit="LENGTH",
+                                 description="Deepest penetration")
+    push_out: FloatVectorProperty(name="Push Out", size=3, subtype="TRANSLATION",
+                                  unit="LENGTH", description="Move by this to separate")
+    state_stamp: StringProperty(name="Stamp",
+                                description="Level stamp the state was computed on")
+    expect_walk: EnumProperty(name="Expect Walk", items=EXPECT_WALK_ITEMS, default="ANY",
+                              description="What a walk along this path must report")
+
+
+def controller_settings(scene) -> ControllerSettings:
+    """``scene.capsule_collision`` as ``core.ControllerSettings`` in metres.
+
+    Lengths, speeds and accelerations are multiplied by ``scene.unit_settings.scale_length``
+    (metres per Blender unit). Raises ValueError (from core) for inconsistent values, e.g.
+    height < 2 x radius or skin width >= radius.
+    """
+    s = scene.capsule_collision
+    scale = unit_scale(scene)
+    kw = {}
+    for name, unit in SETTINGS_UNITS.items():
+        value = getattr(s, name)
+        kw[name] = float(value) * scale if unit in SCALED_UNITS else value
+    return ControllerSettings(**kw)
+
+
+def write_controller_settings(scene, settings: ControllerSettings, preset="CUSTOM"):
+    """Store ``settings`` (metres) on the scene in Blender units; sets ``preset``."""
+    s = scene.capsule_collision
+    scale = unit_scale(scene)
+    s["_applying_preset"] = True
+    try:
+        for name, unit in SETTINGS_UNITS.items():
+            value = getattr(settings, name)
+            setattr(s, name, float(value) / scale if unit in SCALED_UNITS else value)
+        s.preset = preset
+    finally:
+        del s["_applying_preset"]
+
+
+def unit_scale(scene) -> float:
+    """Metres per Blender unit, exactly as the level reader converts (``scene_data``)."""
+    return scene_data.unit_scale_of(scene)
+
+
+def settings_fields_missing():
+    """Numeric ControllerSettings fields with no scene property (an empty list when in sync)."""
+    numeric = [f.name for f in dataclasses.fields(ControllerSettings)
+               if f.type in ("float", "int", float, int)]
+    return [n for n in numeric if n not in SETTINGS_UNITS]
+
+
+classes = (CAPSULE_COLLISION_PG_result, CAPSULE_COLLISION_PG_settings,
+           CAPSULE_COLLISION_PG_object)

@@ -3,7 +3,7 @@
 Units are metres, Z is up. See DESIGN.md for the conventions every function follows.
 """
 
-from . import exact, presets
+from . import exact, presets, report, verdicts
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test, walkable_faces
 from .closest import (
     closest_point_segment,
@@ -59,6 +59,8 @@ __all__ = [
     "WalkEvent",
     "FrameRateReport",
     "presets",
+    "report",
+    "verdicts",
     "stand_test",
     "stair_audit",
     "headroom_audit",

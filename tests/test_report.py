@@ -1,0 +1,172 @@
+"""core.report: the level report every front end writes, validated against its JSON Schema."""
+
+import json
+import pathlib
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from core import Capsule, ControllerSettings, TriangleMesh
+from core.report import (
+    check_level,
+    combine_levels,
+    mark_baseline,
+    parse_checks,
+    parse_frame_rates,
+    run_checks,
+)
+from core.verdicts import CapsuleCheck, PathCheck
+
+jsonschema = pytest.importorskip("jsonschema")  # pinned in requirements.txt
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SCHEMA = json.loads((ROOT / "schema" / "report.schema.json").read_text())
+
+
+def _step_level(rise=0.45):
+    """Floor (x 0..5) and a raised block (x 5..10, top at ``rise``) with its riser; the block's
+    far edge at x=10 drops into nothing (a ledge with no floor below)."""
+    v = np.array([[0, 0, 0], [5, 0, 0], [5, 4, 0], [0, 4, 0],
+                  [5, 0, rise], [10, 0, rise], [10, 4, rise], [5, 4, rise]], float)
+    t = np.array([[0, 1, 2], [0, 2, 3],  # Floor faces 0 (two triangles)
+                  [4, 5, 6], [4, 6, 7],  # Block top, face 0
+                  [1, 2, 7], [1, 7, 4]])  # Block riser, face 1
+    geometry = SimpleNamespace(objects=("Floor", "Block"),
+                               tri_object=np.array([0, 0, 1, 1, 1, 1], np.int32),
+                               tri_orig_face=np.array([0, 0, 0, 0, 1, -1], np.int32))
+    return TriangleMesh(v, t), geometry
+
+
+def _checks():
+    capsules = [CapsuleCheck("spawn_in_riser", Capsule.upright((4.9, 2, 0), 1.8, 0.35), "clear",
+                             foot=(4.9, 2, 0)),
+                CapsuleCheck("open_floor", Capsule.upright((1, 1, 0), 1.8, 0.35), "clear",
+                             foot=(1, 1, 0))]
+    paths = [PathCheck("up_the_step", [[1, 2, 0], [8, 2, 0.45]], "reached_goal"),
+             PathCheck("along_the_floor", [[1, 1, 0], [4, 1, 0]], "reached_goal")]
+    return capsules, paths
+
+
+@pytest.fixture(scope="module")
+def report():
+    mesh, geometry = _step_level()
+    capsules, paths = _checks()
+    checks = [c for c in parse_checks("all") if c != "frame_rates"]
+    return check_level(mesh, ControllerSettings(), capsules, paths, geometry=geometry,
+                       level="step", file="step.blend", checks=checks)
+
+
+def test_report_validates_against_the_schema_and_has_no_infinities(report):
+    document = combine_levels([report])
+    text = json.dumps(document, allow_nan=False)  # raises on inf/nan
+    jsonschema.validate(json.loads(text), SCHEMA)
+    assert "1.79" not in text and "e+308" not in text
+
+
+def test_schema_rejects_a_report_with_a_bad_expectation_or_a_bare_null(report):
+    document = json.loads(json.dumps(combine_levels([report])))
+    document["levels"][0]["capsules"][0]["expected"] = "penetrated"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(document, SCHEMA)
+    document = json.loads(json.dumps(combine_levels([report])))
+    row = document["levels"][0]["audits"]["ledges"]["highest"][0]
+    row["drop_m"] = None
+    row.pop("drop_m_null_reason", None)
+    with pytest.raises(jsonschema.ValidationError, match="drop_m_null_reason"):
+        jsonschema.validate(document, SCHEMA)
+
+
+def test_findings_name_objects_faces_positions_and_values(report):
+    assert not report["ok"]
+    keys = [(f["check"], f["name"], f["expected"], f["got"]) for f in report["findings"]]
+    assert keys == [("capsule", "spawn_in_riser", "clear", "penetrating"),
+                    ("walk", "up_the_step", "reached_goal", "step_too_high")]
+    caps = {c["name"]: c for c in report["capsules"]}
+    riser = caps["spawn_in_riser"]
+    assert riser["deepest_m"] == pytest.approx(0.25)
+    # the riser (face 1, and a triangle that maps to no original face) and the block's top
+    assert {(t["object"], t["face"]) for t in riser["triangles"]} == {
+        ("Block", 0), ("Block", 1), ("Block", None)}
+    assert riser["triangles"][0]["depth_m"] == pytest.approx(0.25)
+    finding = report["findings"][0]
+    assert finding["message"].endswith("[Block faces 0, 1]")  # named, unmapped face left out
+    assert [f["triangle"] for f in finding["faces"]] == [t["triangle"] for t in riser["triangles"]]
+    assert report["findings"][1]["message"].endswith("]") and "[Block face " in report[
+        "findings"][1]["message"]  # the face core names for the event (top edge or riser)
+    assert riser["push_out_m"] == pytest.approx([-0.25, 0, 0])
+    assert caps["open_floor"]["ok"] and caps["open_floor"]["triangles"] == []
+    walk = {w["name"]: w for w in report["walks"]}["up_the_step"]
+    event = walk["events"][0]
+    assert event["kind"] == "step_too_high" and event["unit"] == "m"
+    assert event["value"] == pytest.approx(0.45, abs=0.02)
+    assert event["object"] == "Block"
+
+
+def test_infinite_drop_is_null_with_a_reason(report):
+    ledges = report["audits"]["ledges"]
+    far = [r for r in ledges["highest"] if r["drop_m"] is None]
+    assert far and all(r["drop_m_null_reason"] == "no floor below within the audit's reach" for r in far)
+    assert {r["object"] for r in far} == {"Floor", "Block"}  # the floor's far edges too
+
+
+def test_plain_core_use_names_triangles_by_index():
+    mesh, _ = _step_level()
+    capsules, _ = _checks()
+    rep = check_level(mesh, ControllerSettings(), capsules[:1], checks=["penetration"])
+    tri = rep["capsules"][0]["triangles"][0]
+    assert tri["object"] is None and tri["face"] is None and tri["triangle"] in (2, 3, 4, 5)
+    assert rep["walks"] == [] and rep["audits"] == {} and rep["walkability"] is None
+    jsonschema.validate(json.loads(json.dumps(combine_levels([rep]))), SCHEMA)
+
+
+def test_baseline_flags_only_new_findings(report):
+    old = json.loads(json.dumps(combine_levels([report])))
+    same = mark_baseline(json.loads(json.dumps(combine_levels([report]))), old, "old.json")
+    assert same["summary"] == {"levels": 1, "findings": 2, "new_findings": 0, "ok": True}
+    assert all(f["new"] is False for f in same["levels"][0]["findings"])
+    fewer = json.loads(json.dumps(old))
+    fewer["levels"][0]["findings"].pop()
+    marked = mark_baseline(json.loads(json.dumps(combine_levels([report]))), fewer)
+    assert marked["summary"]["new_findings"] == 1 and not marked["summary"]["ok"]
+    assert [f["new"] for f in marked["levels"][0]["findings"]] == [False, True]
+    with pytest.raises(ValueError, match="baseline b.json"):
+        mark_baseline(combine_levels([report]), {"levels": []}, "b.json")
+
+
+def test_combine_orders_levels_by_index():
+    a = {"index": 1, "findings": [{}], "level": "a"}
+    b = {"index": 0, "findings": [], "level": "b"}
+    doc = combine_levels([a, b])
+    assert [lv["level"] for lv in doc["levels"]] == ["b", "a"]
+    assert doc["summary"]["findings"] == 1 and not doc["summary"]["ok"]
+
+
+@pytest.mark.parametrize("bad, message", [("walks,penetraton", "'penetraton'"), ("", "at least")])
+def test_unknown_check_is_a_value_error(bad, message):
+    with pytest.raises(ValueError, match=message):
+        parse_checks(bad)
+
+
+@pytest.mark.parametrize("bad", ["30,-60", "0", "fast", "inf"])
+def test_bad_frame_rates_are_rejected(bad):
+    with pytest.raises(ValueError, match="frame_rates"):
+        parse_frame_rates(bad)
+
+
+def test_frame_rate_differences_become_findings(monkeypatch):
+    from core import report as report_module
+
+    def differing(mesh, points, settings, rates):
+        return SimpleNamespace(rates=(30, 60, 120), consistent=False, verdicts={}, differences=[
+            {"what": "event", "kind": "fell", "present_at": [30], "absent_at": [60, 120],
+             "positions": {"30": [1.0, 2.0, 0.0]}}])
+
+    monkeypatch.setattr(report_module, "compare_frame_rates", differing)
+    mesh, _ = _step_level()
+    _, paths = _checks()
+    res = run_checks(mesh, ControllerSettings(), paths=paths[1:], checks=["frame_rates"])
+    (finding,) = res.findings
+    assert finding.key == ("frame_rate", "along_the_floor", "same verdict at 30/60/120 Hz",
+                           "fell at 30 Hz only")
+    assert finding.position == (1.0, 2.0, 0.0)
