@@ -47,6 +47,7 @@ __all__ = [
     "capsule_triangle_many",
     "capsule_triangle_records",
     "settle_touching",
+    "settle_touching_many",
     "touching_band",
 ]
 
@@ -201,6 +202,24 @@ def settle_touching(p, q, radius, a, b, c, hit: bool, depth: float):
     if not exact.capsule_triangle_intersect(p, q, radius, a, b, c):
         return False, depth
     return True, max(depth, float(np.spacing(radius)))
+
+
+def settle_touching_many(p, q, radius, a, b, c, hit, depth):
+    """``settle_touching`` for one capsule (p, q (3,), radius) against K triangles a, b, c
+    (K, 3) with float verdicts hit (K,) bool and depth (K,) = radius - distance: returns new
+    (hit, depth) arrays, core.exact deciding the borderline lanes only (for TriangleMesh's
+    single-capsule queries: two numpy calls when no lane is borderline)."""
+    scale = np.maximum(np.abs(np.stack([a, b, c])).max((0, 2)),
+                       max(float(np.abs(p).max()), float(np.abs(q).max()), float(radius)))
+    borderline = np.abs(depth) <= EXACT_TIE_REL * 2.0 * scale  # local size <= 2 * magnitude
+    if not borderline.any():
+        return hit, depth
+    hit = np.array(hit, dtype=bool)
+    depth = np.array(depth, dtype=np.float64)
+    for i in np.flatnonzero(borderline).tolist():
+        hit[i], depth[i] = settle_touching(p, q, radius, a[i], b[i], c[i], bool(hit[i]),
+                                           float(depth[i]))
+    return hit, depth
 
 
 def _contact_from_many(p, q, radius, a, b, c):

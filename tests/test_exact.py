@@ -694,3 +694,18 @@ def test_tie_band_leaves_clear_verdicts_to_float():
     assert settle_touching(p, p, 0.3 - 1e-9, a, b, c, False, -1e-9) == (False, -1e-9)
     # exactly touching (0.3 is the same float on both sides): never a contact
     assert settle_touching(p, p, 0.3, a, b, c, True, 0.0)[0] is False
+
+
+def test_settle_touching_many_equals_the_single_verdicts():
+    """The mesh-side form (one capsule, K triangles) gives the single form's verdicts."""
+    from core.contact import capsule_triangle_many, settle_touching, settle_touching_many
+
+    for p, q, r, a, b, c in _touching_cases(11, 20):
+        A = np.array([a, a + 5.0, a])
+        B = np.array([b, b + 5.0, b])
+        C = np.array([c, c + 5.0, c])
+        hit, depth, _, _ = capsule_triangle_many(p, q, r, A, B, C)
+        got_hit, got_depth = settle_touching_many(p, q, r, A, B, C, hit, depth)
+        for i in range(3):
+            assert (got_hit[i], got_depth[i]) == settle_touching(
+                p, q, r, A[i], B[i], C[i], bool(hit[i]), float(depth[i]))
