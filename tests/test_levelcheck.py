@@ -22,6 +22,7 @@ README_FIRST = ("python3.11 -m venv .venv && .venv/bin/pip install -q -r require
                 ".venv/bin/python tools/levelcheck.py")
 FAST = ["--no-png", "--checks", "penetration,walks", "--quiet"]
 TIMINGS = "timings_s"
+pytestmark = pytest.mark.blender
 
 
 def _keys(level):
@@ -294,6 +295,7 @@ def _run(argv, capfd):
     return rc
 
 
+@pytest.mark.slow
 def test_jobs_2_equals_a_sequential_run(three_levels, tmp_path, capfd):
     assert _run(three_levels + ["--out", str(tmp_path / "seq")] + FAST, capfd) == 1
     proc = subprocess.run([sys.executable, str(CLI), *three_levels, "--jobs", "2", "--out",

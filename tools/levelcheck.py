@@ -402,17 +402,26 @@ def build_job(args) -> Job:
 
 # ----------------------------------------------------------------------------- running
 @contextlib.contextmanager
-def _stdout_to_stderr():
-    """Blender's importers and renderer print to stdout: keep it for the summary."""
+def _blender_output(quiet: bool):
+    """Blender's importers and renderer print to stdout (and Mesa to stderr): keep stdout for
+    the summary by sending their output to stderr, or nowhere with ``--quiet``."""
     sys.stdout.flush()
-    saved = os.dup(1)
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    sink = os.open(os.devnull, os.O_WRONLY) if quiet else None
     try:
-        os.dup2(2, 1)
+        os.dup2(2 if sink is None else sink, 1)
+        if sink is not None:
+            os.dup2(sink, 2)
         yield
     finally:
         sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, sink):
+            if fd is not None:
+                os.close(fd)
 
 
 def _foot(capsule):
@@ -541,7 +550,7 @@ def run_levels(job: Job, many: bool, work_dir: str) -> tuple[list, dict]:
         lambda m: print(f"[levelcheck {time.strftime('%H:%M:%S')}] {m}", file=sys.stderr,
                         flush=True))
     reports, outputs = [], {}
-    with _stdout_to_stderr():
+    with _blender_output(job.quiet):
         bpy, _ = blender_session.start()
         for level in job.levels:
             report, out = check_one(bpy, level, job, work_dir, say, _png_name(level, many))
