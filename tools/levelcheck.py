@@ -662,12 +662,22 @@ def junit_xml(document) -> bytes:
     return ET.tostring(suites, encoding="utf-8", xml_declaration=True)
 
 
+def _file_mode():
+    """The mode a new file gets under the process umask (mkstemp's files are 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def _write_atomic(path, data: bytes):
+    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``: a
+    reader sees the old file or the whole new one, never half of it."""
     folder = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".levelcheck-", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -681,6 +691,7 @@ def _move_atomic(src, path):
     os.close(fd)
     try:
         shutil.copyfile(src, tmp)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -743,7 +754,8 @@ def summary(document) -> str:
             rows.append(("walk", w["name"], _xyz(w["start"]), w["expected"], w["verdict"],
                          "ok" if w["ok"] else "FAIL", what))
         if rows:
-            lines.append(_table(rows, ("check", "name", "at", "expected", "got", "", "detail")))
+            lines.append(_table(rows, ("check", "name", "at", "expected", "got", "ok?",
+                                       "detail")))
         a = lv["audits"]
         parts = []
         if "cannot_stand" in a:
