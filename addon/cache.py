@@ -6,23 +6,27 @@ the membership of the collision source changes. A ``depsgraph_update_post`` hand
 
 * an update of an Object or Mesh that the cached level was read from (or of an instancer of
   it) with ``is_updated_transform`` or ``is_updated_geometry`` marks the cache *suspect*;
-* any update of a Scene or Collection (objects added, removed, linked, hidden, the source
-  setting changed), or of a mesh object or instancer not in the level (it may have just been
-  shown or renamed into a naming convention) marks it suspect too;
+* an update of a Scene or Collection (selection, hide, link, unlink, a setting), or of a
+  mesh object or instancer not in the level (shown, renamed into a naming convention),
+  recomputes ``scene_data.membership`` (names and visibility, no mesh data) and marks the
+  cache suspect only when it differs: selecting an object costs no re-read;
 * anything else (a capsule, an Empty, a path, a camera moving) is ignored: moving a capsule
   never rebuilds the level.
 
-A suspect cache is not thrown away blindly: the next ``cached_level`` re-reads the parts
-(the fast attribute path, ~tens of ms per million triangles) and compares them with the
-cached arrays; only a real difference rebuilds the ``TriangleMesh`` (the expensive part).
-So writing a result attribute (``capsule_penetration``) onto a wall, which Blender reports as
-a geometry update of that wall, costs one re-read and keeps the same mesh.
+A flagged update of a level object whose world matrix, positions and corners are unchanged
+(``fingerprint``: attribute reads, ~1 ms per million triangles) is ignored: writing a result
+attribute (``capsule_penetration``) onto a wall, which Blender reports as a geometry update of
+that wall, keeps the cache current. A suspect cache is not thrown away blindly: the next
+``cached_level`` re-reads the parts (the attribute path, ~0.1 s per million triangles) and
+compares them with the cached arrays; only a real difference rebuilds the ``TriangleMesh``
+(the expensive part).
 
 The cache is per scene name and cleared on file load (``clear``).
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import bpy
@@ -37,6 +41,8 @@ class _Entry:
     parts_key: tuple  # (names, (V, M) per part) of the parts the level was built from
     digest: bytes  # content digest of those parts
     sources: set = field(default_factory=set)  # original object / mesh names it depends on
+    fingerprints: dict = field(default_factory=dict)  # object name -> fingerprint()
+    membership: tuple = ()  # scene_data.membership() when read
     suspect: bool = False
 
 
@@ -49,17 +55,15 @@ def clear() -> None:
     _entries.clear()
 
 
-def _parts_digest(parts) -> tuple[tuple, bytes]:
-    import hashlib  # noqa: PLC0415
+def mark_suspect() -> None:
+    """Re-check every cached level on next use (after undo/redo: the restored data may differ
+    from what the update stream said); a re-read equal to the cache keeps the built mesh."""
+    for entry in _entries.values():
+        entry.suspect = True
 
-    h = hashlib.sha1(usedforsecurity=False)
-    key = []
-    for p in parts:
-        key.append((p.name, p.vertices.shape[0], p.triangles.shape[0]))
-        h.update(p.vertices.tobytes())
-        h.update(np.ascontiguousarray(p.triangles).tobytes())
-        h.update(p.tri_orig_face.tobytes())
-    return tuple(key), h.digest()
+
+def _parts_key(parts) -> tuple:
+    return tuple((p.name, p.vertices.shape[0], p.triangles.shape[0]) for p in parts)
 
 
 def _sources(parts) -> set:
@@ -73,6 +77,34 @@ def _sources(parts) -> set:
     return names
 
 
+def fingerprint(eval_obj) -> tuple:
+    """What the level reads from an evaluated mesh object, cheaply: its world matrix and a
+    digest of its positions and corners (attribute reads, ~1 ms per million triangles)."""
+    me = eval_obj.data
+    pos = np.empty(len(me.vertices) * 3, dtype=np.float32)
+    if pos.size:
+        me.attributes["position"].data.foreach_get("vector", pos)
+    cv = np.empty(len(me.loops), dtype=np.int32)
+    if cv.size:
+        me.attributes[".corner_vert"].data.foreach_get("value", cv)
+    h = hashlib.sha1(pos.tobytes(), usedforsecurity=False)
+    h.update(cv.tobytes())
+    h.update(len(me.polygons).to_bytes(8, "little"))
+    m = np.array(eval_obj.matrix_world, dtype=np.float64)
+    return m.tobytes(), h.digest()
+
+
+def _fingerprints(parts, depsgraph) -> dict:
+    out = {}
+    for p in parts:
+        if "/" in p.name:
+            continue  # instances: any flagged update of their objects re-reads
+        ob = bpy.data.objects.get(p.name)
+        if ob is not None and ob.type == "MESH":
+            out[p.name] = fingerprint(ob.evaluated_get(depsgraph))
+    return out
+
+
 def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
     """The scene's level, read and built only when it changed (see the module docstring)."""
     entry = _entries.get(scene.name)
@@ -80,16 +112,20 @@ def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
     if entry is not None and not entry.suspect and entry.level.unit_scale == unit:
         return entry.level
     parts = scene_data.read_parts(depsgraph, scene)
-    key, digest = _parts_digest(parts)
+    key, digest = _parts_key(parts), scene_data.parts_digest(parts)
     if (entry is not None and entry.parts_key == key and entry.digest == digest
             and entry.level.unit_scale == unit):
         stats["rereads"] += 1
         entry.suspect = False
         entry.sources = _sources(parts)
+        entry.fingerprints = _fingerprints(parts, depsgraph)
+        entry.membership = scene_data.membership(scene, depsgraph)
         return entry.level
-    level = scene_data.level_from_parts(parts, unit)
+    level = scene_data.level_from_parts(parts, unit, digest)
     stats["builds"] += 1
-    _entries[scene.name] = _Entry(level, key, digest, _sources(parts))
+    _entries[scene.name] = _Entry(level, key, digest, _sources(parts),
+                                  _fingerprints(parts, depsgraph),
+                                  scene_data.membership(scene, depsgraph))
     return level
 
 
@@ -109,29 +145,56 @@ def note_updates(scene, depsgraph) -> bool:
     entry = _entries.get(scene.name)
     if entry is None or entry.suspect:
         return False
+    check_membership = False
     for update in depsgraph.updates:
-        if affects_level(update, entry.sources):
+        kind = update_kind(update, entry.sources)
+        if kind == MEMBERSHIP:
+            check_membership = True
+        elif kind == CONTENT and not _unchanged(update, entry, depsgraph):
             entry.suspect = True
             return True
+    if check_membership and scene_data.membership(scene, depsgraph) != entry.membership:
+        entry.suspect = True
+        return True
     return False
 
 
-def affects_level(update, sources) -> bool:
-    """Whether one depsgraph update can change a level read from ``sources`` (names)."""
+def _unchanged(update, entry, depsgraph) -> bool:
+    """A flagged update of a level object whose matrix, positions and corners are the same
+    (e.g. a result attribute written onto a wall)."""
+    orig = getattr(update.id, "original", update.id)
+    if isinstance(orig, bpy.types.Object):
+        fp = entry.fingerprints.get(orig.name)
+        return fp is not None and fingerprint(orig.evaluated_get(depsgraph)) == fp
+    if isinstance(orig, bpy.types.Mesh):
+        # its objects get their own update in the same batch: judged there
+        users = [n for n, _ in entry.fingerprints.items()
+                 if (ob := bpy.data.objects.get(n)) is not None and ob.data == orig]
+        return bool(users)
+    return False
+
+
+IGNORE, MEMBERSHIP, CONTENT = "ignore", "membership", "content"
+
+
+def update_kind(update, sources) -> str:
+    """What one depsgraph update may change of a level read from ``sources`` (names):
+    CONTENT (a level object's geometry or transform), MEMBERSHIP (which objects are read:
+    a Scene or Collection update such as a selection, hide, link or setting change, or any
+    update of a mesh or instancer not in the level, e.g. a rename), or IGNORE."""
     idb = update.id
     if isinstance(idb, (bpy.types.Scene, bpy.types.Collection)):
-        # membership: objects added, removed, linked, hidden (a hide is an unflagged Scene
-        # update), or the collision-source setting changed
-        return True
+        return MEMBERSHIP
     orig = getattr(idb, "original", idb)
     if isinstance(orig, bpy.types.Object):
         if orig.name in sources:
-            return bool(update.is_updated_transform or update.is_updated_geometry)
+            flagged = update.is_updated_transform or update.is_updated_geometry
+            return CONTENT if flagged else IGNORE
         if scene_data.role_of(orig) != "NONE":
-            return False  # a capsule, path, trace or marker: never collision
-        # a mesh or instancer not in the level may have just joined it (shown, renamed
-        # into a naming convention: an unflagged update)
-        return orig.type == "MESH" or orig.instance_type != "NONE"
-    if isinstance(orig, bpy.types.Mesh):
-        return orig.name in sources and bool(update.is_updated_geometry)
-    return False
+            return IGNORE  # a capsule, path, trace or marker: never collision
+        if orig.type == "MESH" or orig.instance_type != "NONE":
+            return MEMBERSHIP
+        return IGNORE
+    if isinstance(orig, bpy.types.Mesh) and orig.name in sources:
+        return CONTENT if update.is_updated_geometry else IGNORE
+    return IGNORE

@@ -1,3 +1,288 @@
-"""The "Capsule Collision" tab of the 3D View sidebar."""
+"""The "Capsule Collision" tab of the 3D View sidebar (N panel).
 
-classes = ()
+Panels only draw what the data says (scene settings, result rows, object state); they never
+compute a check. Staleness uses the level cache's current stamp when it has one (no read).
+"""
+
+import importlib
+
+import bpy
+
+from . import cache, properties
+
+CATEGORY = "Capsule Collision"
+
+KIND_ICONS = {
+    "PENETRATION": "MOD_PHYSICS",
+    "WALKABILITY": "MOD_FLUIDSIM",
+    "STAND": "ARMATURE_DATA",
+    "STAIRS": "MOD_ARRAY",
+    "HEADROOM": "TRIA_UP_BAR",
+    "LEDGE": "TRIA_DOWN_BAR",
+    "WALK": "CON_FOLLOWPATH",
+}
+ADVANCED_SETTINGS = ("min_step_depth", "skin_width", "snap_distance", "speed", "gravity",
+                     "max_fall_speed", "max_iterations")
+
+
+def _optional(name):
+    """An optional extension module (``live``, ``core.sanity``), None when absent."""
+    try:
+        return importlib.import_module(name, __package__)
+    except ModuleNotFoundError:
+        return None
+
+
+_warnings_by_stamp = {}  # level stamp -> sanity warnings (computed once per level)
+
+
+def sanity_warnings(scene):
+    """``core.sanity.level_warnings`` for the cached level (no read, no build), as text."""
+    sanity = _optional("..core.sanity")
+    level = cache.peek(scene)
+    if sanity is None or level is None or not hasattr(sanity, "level_warnings"):
+        return []
+    if level.stamp not in _warnings_by_stamp:
+        try:
+            settings = properties.controller_settings(scene)
+        except ValueError:
+            settings = None
+        warnings = sanity.level_warnings(level.mesh, settings)
+        _warnings_by_stamp.clear()
+        _warnings_by_stamp[level.stamp] = [getattr(w, "message", str(w)) for w in warnings]
+    return _warnings_by_stamp[level.stamp]
+
+
+def stale_count(scene):
+    """Rows computed on another level than the cached one (0 when nothing is cached)."""
+    level = cache.peek(scene)
+    if level is None:
+        return 0
+    return sum(1 for r in scene.capsule_collision.results if r.stamp and r.stamp != level.stamp)
+
+
+class CAPSULE_COLLISION_UL_results(bpy.types.UIList):
+    """Result rows: label, face count; the arrow selects the row's faces in Edit Mode."""
+
+    def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_prop,
+                  index=0, _flt_flag=0):
+        row = layout.row(align=True)
+        row.label(text=item.label, icon=KIND_ICONS.get(item.kind, "DOT"))
+        if item.face_count and item.object:
+            op = row.operator("capsule_collision.select_result", text="",
+                              icon="RESTRICT_SELECT_OFF", emboss=False)
+            op.index = index
+
+    def filter_items(self, _context, data, propname):
+        rows = getattr(data, propname)
+        flags = [self.bitflag_filter_item] * len(rows)
+        if self.filter_name:
+            needle = self.filter_name.lower()
+            flags = [self.bitflag_filter_item if needle in r.label.lower() else 0
+                     for r in rows]
+        return flags, []
+
+
+class SidebarPanel:
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = CATEGORY
+
+
+class CAPSULE_COLLISION_PT_main(SidebarPanel, bpy.types.Panel):
+    bl_label = "Capsule Collision"
+    bl_idname = "CAPSULE_COLLISION_PT_main"
+
+    def draw(self, context):
+        layout = self.layout
+        s = context.scene.capsule_collision
+        col = layout.column(align=True)
+        col.operator("capsule_collision.add_capsule", icon="MESH_CAPSULE")
+        col.operator("capsule_collision.check_penetration", icon="MOD_PHYSICS")
+        col.operator("capsule_collision.classify_walkability", icon="MOD_FLUIDSIM")
+        row = layout.row(align=True)
+        row.prop(s, "live_check")
+        live = _optional(".live")
+        if live is not None and hasattr(live, "status"):
+            text = live.status(context.scene)
+            if text:
+                layout.label(text=text, icon="INFO")
+        if s.last_report:
+            layout.label(text=s.last_report)
+
+
+class CAPSULE_COLLISION_PT_character(SidebarPanel, bpy.types.Panel):
+    bl_label = "Character"
+    bl_parent_id = "CAPSULE_COLLISION_PT_main"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        s = context.scene.capsule_collision
+        row = layout.row(align=True)
+        row.prop(s, "preset")
+        if s.preset != "CUSTOM":
+            row.operator("capsule_collision.apply_preset", text="", icon="FILE_REFRESH"
+                         ).engine = s.preset
+        for name in ("radius", "height", "max_slope_deg", "step_height"):
+            layout.prop(s, name)
+
+
+class CAPSULE_COLLISION_PT_character_advanced(SidebarPanel, bpy.types.Panel):
+    bl_label = "Controller"
+    bl_parent_id = "CAPSULE_COLLISION_PT_character"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        s = context.scene.capsule_collision
+        for name in ADVANCED_SETTINGS:
+            layout.prop(s, name)
+
+
+class CAPSULE_COLLISION_PT_collision(SidebarPanel, bpy.types.Panel):
+    bl_label = "Collision Source"
+    bl_parent_id = "CAPSULE_COLLISION_PT_main"
+
+    def draw(self, context):
+        layout = self.layout
+        s = context.scene.capsule_collision
+        layout.prop(s, "collision_source", text="")
+        if s.collision_source == "COLLECTION":
+            layout.prop(s, "collision_collection", text="")
+        for text in sanity_warnings(context.scene):
+            layout.label(text=text, icon="ERROR")
+
+
+class CAPSULE_COLLISION_PT_capsule(SidebarPanel, bpy.types.Panel):
+    """The active object's role (a mesh polyline becomes a path here) and, for a capsule,
+    its size, expectation and live state; for a path, its expected walk verdict."""
+
+    bl_label = "Active Object"
+    bl_parent_id = "CAPSULE_COLLISION_PT_main"
+
+    @classmethod
+    def poll(cls, context):
+        return context.active_object is not None
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        st = context.active_object.capsule_collision
+        layout.prop(st, "role")
+        if st.role == "PATH":
+            layout.prop(st, "expect_walk")
+            return
+        if st.role != "CAPSULE":
+            return
+        layout.prop(st, "radius")
+        layout.prop(st, "height")
+        layout.prop(st, "expect")
+        box = layout.box()
+        if st.penetrating_count < 0:
+            box.label(text="Not checked yet")
+        elif st.penetrating_count == 0:
+            box.label(text="Clear", icon="CHECKMARK")
+        else:
+            box.label(text=f"{st.penetrating_count} triangles penetrated", icon="ERROR")
+            box.prop(st, "deepest_depth")
+            box.prop(st, "push_out")
+
+
+class CAPSULE_COLLISION_PT_audits(SidebarPanel, bpy.types.Panel):
+    bl_label = "Audits and Walks"
+    bl_parent_id = "CAPSULE_COLLISION_PT_main"
+
+    def draw(self, _context):
+        layout = self.layout
+        grid = layout.grid_flow(columns=2, align=True)
+        grid.operator("capsule_collision.stand_test", icon="ARMATURE_DATA")
+        grid.operator("capsule_collision.stair_audit", icon="MOD_ARRAY")
+        grid.operator("capsule_collision.headroom_audit", icon="TRIA_UP_BAR")
+        grid.operator("capsule_collision.ledge_audit", icon="TRIA_DOWN_BAR")
+        col = layout.column(align=True)
+        col.operator("capsule_collision.walkthrough", icon="CON_FOLLOWPATH")
+        col.operator("capsule_collision.walkthrough", text="Walk and Bake to Capsule",
+                     icon="KEYINGSET").bake = True
+        col.operator("capsule_collision.compare_frame_rates", icon="TIME")
+
+
+class CAPSULE_COLLISION_PT_results(SidebarPanel, bpy.types.Panel):
+    bl_label = "Results"
+    bl_parent_id = "CAPSULE_COLLISION_PT_main"
+
+    def draw(self, context):
+        layout = self.layout
+        scene = context.scene
+        s = scene.capsule_collision
+        layout.template_list("CAPSULE_COLLISION_UL_results", "", s, "results", s,
+                             "results_index", rows=5)
+        row = layout.row(align=True)
+        row.operator("capsule_collision.select_result", icon="RESTRICT_SELECT_OFF")
+        stale = stale_count(scene)
+        if stale:
+            layout.label(text=f"{stale} results are stale: the level changed, check again",
+                         icon="ERROR")
+        if any(s.walk_counts):
+            box = layout.box()
+            box.label(text="Walkability")
+            grid = box.grid_flow(columns=3, align=True)
+            for name, count, area in zip(properties.WALKABILITY_CLASSES, s.walk_counts,
+                                         s.walk_areas):
+                grid.label(text=name)
+                grid.label(text=f"{count} faces")
+                grid.label(text=f"{area:.4g} m²")
+        if s.frame_rate_report:
+            layout.label(text=frame_rate_summary(s.frame_rate_report), icon="TIME")
+        row = layout.row(align=True)
+        row.operator("capsule_collision.export_report", icon="EXPORT")
+        row.operator("capsule_collision.clear_results", icon="TRASH")
+
+
+def frame_rate_summary(text):
+    """One line from the stored 30/60/120 Hz comparison (JSON)."""
+    import json  # noqa: PLC0415
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return "Frame-rate report unreadable"
+    hz = "/".join(str(r) for r in data.get("rates", ()))
+    if data.get("consistent"):
+        return f"{data.get('path', '')}: same verdicts at {hz} Hz"
+    return f"{data.get('path', '')}: {len(data.get('differences', []))} differences at {hz} Hz"
+
+
+class CAPSULE_COLLISION_PT_overlay(SidebarPanel, bpy.types.Panel):
+    bl_label = "Overlay"
+    bl_parent_id = "CAPSULE_COLLISION_PT_main"
+    bl_options = {"DEFAULT_CLOSED"}
+
+    def draw_header(self, context):
+        self.layout.prop(context.scene.capsule_collision, "show_overlay", text="")
+
+    def draw(self, context):
+        layout = self.layout
+        s = context.scene.capsule_collision
+        col = layout.column(align=True)
+        col.active = s.show_overlay
+        for name in ("show_capsules", "show_penetration", "show_walkability", "show_traces",
+                     "show_events"):
+            col.prop(s, name)
+
+
+classes = (
+    CAPSULE_COLLISION_UL_results,
+    CAPSULE_COLLISION_PT_main,
+    CAPSULE_COLLISION_PT_character,
+    CAPSULE_COLLISION_PT_character_advanced,
+    CAPSULE_COLLISION_PT_collision,
+    CAPSULE_COLLISION_PT_capsule,
+    CAPSULE_COLLISION_PT_audits,
+    CAPSULE_COLLISION_PT_results,
+    CAPSULE_COLLISION_PT_overlay,
+)

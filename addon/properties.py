@@ -33,6 +33,7 @@ from bpy.props import (
 
 from ..core import ControllerSettings
 from ..core.presets import SLOPE_DISABLED_DEG
+from . import scene_data
 
 # Every ControllerSettings field that is a plain number, with the Blender unit it is shown in.
 # "LENGTH", "VELOCITY" and "ACCELERATION" values scale with scene.unit_settings.scale_length
@@ -319,9 +320,8 @@ def write_controller_settings(scene, settings: ControllerSettings, preset="CUSTO
 
 
 def unit_scale(scene) -> float:
-    """Metres per Blender unit (``scene.unit_settings.scale_length``; 0 counts as 1)."""
-    scale = float(scene.unit_settings.scale_length)
-    return scale if scale > 0.0 else 1.0
+    """Metres per Blender unit, exactly as the level reader converts (``scene_data``)."""
+    return scene_data.unit_scale_of(scene)
 
 
 def settings_fields_missing():

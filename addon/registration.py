@@ -16,9 +16,10 @@ HOOK_MODULES = ("live", "gizmos", "overlay")
 
 
 def _class_modules():
-    from . import operators, panels  # noqa: PLC0415  (after properties: they use its classes)
+    # after properties: they use its classes
+    from . import operators, operators_audit, operators_walk, panels  # noqa: PLC0415
 
-    return (properties, operators, panels)
+    return (properties, operators, operators_audit, operators_walk, panels)
 
 
 def _hook_modules():
@@ -37,7 +38,7 @@ def all_classes():
     return tuple(c for m in _class_modules() for c in m.classes)
 
 
-_registered_hooks = []
+registered_hooks = []
 
 
 def register():
@@ -51,12 +52,12 @@ def register():
     )
     for mod in _hook_modules():
         mod.register()
-        _registered_hooks.append(mod)
+        registered_hooks.append(mod)
 
 
 def unregister():
-    while _registered_hooks:
-        _registered_hooks.pop().unregister()
+    while registered_hooks:
+        registered_hooks.pop().unregister()
     del bpy.types.Object.capsule_collision
     del bpy.types.Scene.capsule_collision
     for cls in reversed(all_classes()):

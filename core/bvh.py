@@ -9,13 +9,13 @@ of the fan-out with *empty* boxes (``+inf`` everywhere), which never overlap a q
 Boxes are stored as ``(n, 8)`` float64 rows ``[lo_x, lo_y, lo_z, -hi_x, -hi_y, -hi_z, -inf,
 -inf]`` so that an overlap test against a query box ``q8 = [hi_q, -lo_q, 0, 0]`` is one
 comparison ``box8 <= q8`` whose 8 bool bytes per row are read as one uint64 and compared with
-``ALL_TRUE`` (closed intervals: touching boxes overlap). Public methods take ``q6 = [hi, -lo]``.
+``_ALL_TRUE`` (closed intervals: touching boxes overlap). Public methods take ``q6 = [hi, -lo]``.
 
-Node levels are kept as float32 copies rounded outward (``_round_down32``) and tested against
-query rows rounded up (``_round_up32``): never fewer nodes than the float64 test, half the bytes
+Node levels are kept as float32 copies rounded outward (``round_down32``) and tested against
+query rows rounded up (``round_up32``): never fewer nodes than the float64 test, half the bytes
 gathered. The leaves' triangle slots (``slot_box``) stay float64, so answers are exact;
 ``query_many_box6(..., exact=False)`` ends on float32 outward copies of the slots instead
-(``_slot32``, +32 bytes a slot) for callers whose exact culls and kernels follow anyway.
+(``slot32``, +32 bytes a slot) for callers whose exact culls and kernels follow anyway.
 
 Build: one Morton sort plus one reshape-and-reduce per level; no Python loop per node or per
 triangle. Traversal: one loop per level, over frontier arrays of (query, node) pairs; batched
@@ -29,15 +29,21 @@ import numpy as np
 BVH_LEAF_SIZE = 8  # triangles per leaf (fixed; padded with empty slots)
 BVH_FANOUT = 8  # children per inner node
 # Largest number of nodes at the level a single query tests exhaustively before descending:
-# with float32 node rows a contiguous compare on ~250 rows beats one more traversal level, and
-# 256 measured ~10% faster than 2048 on terrain_1M (248 entry nodes, 3 levels below).
+# with float32 node rows a contiguous compare on ~250 rows is cheaper than one more traversal
+# level (terrain_1M: 248 entry nodes, 3 levels below; tools/bench.py's single-query row).
 BVH_ENTRY_NODES = 256
 # Largest number of nodes at the level batched queries start from: each query chunk is
 # tested against all of them in one broadcast compare instead of descending from the root.
 BVH_BATCH_START_NODES = 64
 # Queries per chunk in batched traversal: bounds the frontier temporaries and keeps them
-# cache-sized (1024 measured ~10% faster than 4096 on terrain_1M).
+# cache-sized (tools/bench.py's batched rows).
 BVH_QUERY_CHUNK = 1024
+
+# float32 bounds of the outward rounding (round_down32, round_up32)
+_F32_INF = np.float32(np.inf)
+_F32_NEG_INF = np.float32(-np.inf)
+_F32_MAX = float(np.finfo(np.float32).max)
+_F32_BELOW_MAX = float(np.nextafter(np.finfo(np.float32).max, np.float32(0)))
 
 
 def _spread_bits_10(x: np.ndarray) -> np.ndarray:
@@ -75,7 +81,7 @@ def _empty_boxes(n: int) -> np.ndarray:
     return out
 
 
-def _overlap(box8: np.ndarray, q8: np.ndarray) -> np.ndarray:
+def boxes_overlap(box8: np.ndarray, q8: np.ndarray) -> np.ndarray:
     """Bool mask over the leading axes of ``box8`` (..., 8): box overlaps the query box."""
     return (box8 <= q8).view(np.uint64)[..., 0] == _ALL_TRUE
 
@@ -93,13 +99,13 @@ def _group_min(rows: np.ndarray, k: int) -> np.ndarray:
 
 
 def as_query8(q6: np.ndarray) -> np.ndarray:
-    """Query boxes [hi, -lo] (..., 6) -> (..., 8) rows for ``_overlap``."""
+    """Query boxes [hi, -lo] (..., 6) -> (..., 8) rows for ``boxes_overlap``."""
     out = np.zeros(q6.shape[:-1] + (8,))
     out[..., :6] = q6
     return out
 
 
-def _round_down32(x: np.ndarray) -> np.ndarray:
+def round_down32(x: np.ndarray) -> np.ndarray:
     """float32 copy of ``x`` with every element <= the float64 value (outward for lower bounds)."""
     with np.errstate(over="ignore"):
         y = x.astype(np.float32)
@@ -107,7 +113,7 @@ def _round_down32(x: np.ndarray) -> np.ndarray:
     return y
 
 
-def _round_up32(x: np.ndarray) -> np.ndarray:
+def round_up32(x: np.ndarray) -> np.ndarray:
     """float32 copy of ``x`` with every element >= min(x, float32 max) (queries' upper bounds).
 
     Clipping to the float32 range first (no overflow warnings) is still outward for the node
@@ -118,11 +124,6 @@ def _round_up32(x: np.ndarray) -> np.ndarray:
     y = np.maximum(np.minimum(x, _F32_BELOW_MAX), -_F32_MAX).astype(np.float32)
     return np.nextafter(y, _F32_INF, out=y)
 
-
-_F32_INF = np.float32(np.inf)
-_F32_MAX = float(np.finfo(np.float32).max)
-_F32_BELOW_MAX = float(np.nextafter(np.finfo(np.float32).max, np.float32(0)))
-_F32_NEG_INF = np.float32(-np.inf)
 
 
 class BVH:
@@ -135,7 +136,7 @@ class BVH:
     order : (n_slots,) int64, triangle index in each leaf slot, -1 for padding.
     slot_box : (n_slots, 8) float64, the boxes in slot order (empty rows for padding); the
         final overlap test is done on these, in float64, so answers are exact.
-    _slot32 : (n_slots, 8) float32, ``slot_box`` rounded outward (``_round_down32``).
+    slot32 : (n_slots, 8) float32, ``slot_box`` rounded outward (``round_down32``).
     levels : list of (n_nodes_L, 8) float64 node boxes (recomputed on access, for tests and
         tools); ``levels[0]`` are the leaves, ``levels[-1]`` holds the single root.
 
@@ -164,12 +165,11 @@ class BVH:
         del order
         self.order = slots
         self.slot_box = slot_box
-        self.n_boxes = n
         # float32 slot boxes rounded outward (+32 bytes a slot): the final test of
         # ``query_many_box6(..., exact=False)``, for callers whose exact tests follow anyway.
-        self._slot32 = _round_down32(slot_box)
+        self.slot32 = round_down32(slot_box)
         # rounding down is monotonic, so the min of rounded slots is the rounded min
-        levels = [_group_min(self._slot32, BVH_LEAF_SIZE)]
+        levels = [_group_min(self.slot32, BVH_LEAF_SIZE)]
         while levels[-1].shape[0] > 1:
             prev = levels[-1]
             n_parent = prev.shape[0] // BVH_FANOUT
@@ -215,26 +215,27 @@ class BVH:
         numpy calls: 3 to round the query to float32, 4 at the entry level, then per level 4
         (one surviving node) or 7, and 4 or 7 for the leaves' float64 slots plus 1 gather.
         """
-        q32 = _round_up32(q8)
+        q32 = round_up32(q8)
         lv = self._lv32
         level = self.entry_level
-        nodes = np.flatnonzero(_overlap(lv[level], q32))
+        nodes = np.flatnonzero(boxes_overlap(lv[level], q32))
         F, S = BVH_FANOUT, BVH_LEAF_SIZE
         while level > 0 and nodes.size:
             level -= 1
             if nodes.size == 1:
                 base = int(nodes[0]) * F
-                nodes = np.flatnonzero(_overlap(lv[level][base:base + F], q32)) + base
+                nodes = np.flatnonzero(boxes_overlap(lv[level][base:base + F], q32)) + base
             else:
                 ch = (nodes[:, None] * F + self._child).ravel()
-                nodes = ch[_overlap(lv[level].take(ch, axis=0), q32)]
+                nodes = ch[boxes_overlap(lv[level].take(ch, axis=0), q32)]
         if not nodes.size:
             return nodes
         if nodes.size == 1:
             base = int(nodes[0]) * S
-            return self.order[np.flatnonzero(_overlap(self.slot_box[base:base + S], q8)) + base]
+            hit = np.flatnonzero(boxes_overlap(self.slot_box[base:base + S], q8))
+            return self.order[hit + base]
         slots = (nodes[:, None] * S + self._slot).ravel()
-        return self.order[slots[_overlap(self.slot_box.take(slots, axis=0), q8)]]
+        return self.order[slots[boxes_overlap(self.slot_box.take(slots, axis=0), q8)]]
 
     # ------------------------------------------------------------------ batched queries
     def query_many_box6(
@@ -264,7 +265,7 @@ class BVH:
     def query_many_slots(self, q6: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """As ``query_many_box6(q6, exact=False)``, returning leaf slots instead of boxes.
 
-        ``order[slot]`` is the box (triangle) index and ``_slot32[slot]`` its float32 outward
+        ``order[slot]`` is the box (triangle) index and ``slot32[slot]`` its float32 outward
         box: callers that cache a neighbourhood and test it again later (``TriangleMesh``'s
         hoods) keep both. Pairs are ordered by query.
         """
@@ -285,22 +286,22 @@ class BVH:
         # Children of a node are contiguous rows: gather them as one (n, F, 8) block per
         # frontier pair and test against the query box broadcast over the F children.
         lv = self._lv32
-        q32 = _round_up32(q8)
+        q32 = round_up32(q8)
         level = self.batch_start_level
-        qi, nodes = np.nonzero(_overlap(lv[level][None, :, :], q32[:, None, :]))
+        qi, nodes = np.nonzero(boxes_overlap(lv[level][None, :, :], q32[:, None, :]))
         F, S = BVH_FANOUT, BVH_LEAF_SIZE
         while level > 0 and qi.size:
             level -= 1
             blocks = lv[level].reshape(-1, F, 8).take(nodes, axis=0)
-            pair, child = np.nonzero(_overlap(blocks, q32.take(qi, axis=0)[:, None, :]))
+            pair, child = np.nonzero(boxes_overlap(blocks, q32.take(qi, axis=0)[:, None, :]))
             nodes = nodes.take(pair) * F + child
             qi = qi.take(pair)
         if exact:
             blocks = self.slot_box.reshape(-1, S, 8).take(nodes, axis=0)
-            pair, slot = np.nonzero(_overlap(blocks, q8.take(qi, axis=0)[:, None, :]))
+            pair, slot = np.nonzero(boxes_overlap(blocks, q8.take(qi, axis=0)[:, None, :]))
         else:
-            blocks = self._slot32.reshape(-1, S, 8).take(nodes, axis=0)
-            pair, slot = np.nonzero(_overlap(blocks, q32.take(qi, axis=0)[:, None, :]))
+            blocks = self.slot32.reshape(-1, S, 8).take(nodes, axis=0)
+            pair, slot = np.nonzero(boxes_overlap(blocks, q32.take(qi, axis=0)[:, None, :]))
         if slots:
             return qi.take(pair), nodes.take(pair) * S + slot
         return qi.take(pair), self.order.take(nodes.take(pair) * S + slot)

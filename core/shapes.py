@@ -1,4 +1,5 @@
-"""Shapes and query results: ``Capsule``, ``Contact``, ``Hit``.
+"""Shapes and query results: ``Capsule``, ``Contact``, ``Hit``, and the batched results
+``ContactBatch``, ``SweepBatch`` and ``Hood`` (cached candidate triangles).
 
 Conventions (DESIGN.md): metres, Z up; a capsule is the set of points within ``radius`` of the
 segment ``a``-``b`` (Ericson RTCD 4.5.1); ``a == b`` is a sphere. Contact normals point from
@@ -121,3 +122,55 @@ class Hit(NamedTuple):
     normal: np.ndarray
     point: np.ndarray
     triangle: int = -1
+
+
+class ContactBatch(NamedTuple):
+    """All penetrating (capsule, triangle) pairs of a batched query, flat arrays of length K.
+
+    query : (K,) int64 capsule index; triangle : (K,) int64 triangle index;
+    depth : (K,) float64 metres > 0; normal : (K, 3) unit, obstacle -> capsule;
+    point : (K, 3) deepest point on the triangle. Sorted by query, then depth descending,
+    then triangle ascending.
+    """
+
+    query: np.ndarray
+    triangle: np.ndarray
+    depth: np.ndarray
+    normal: np.ndarray
+    point: np.ndarray
+
+
+class SweepBatch(NamedTuple):
+    """Per-query first hit of a batched sweep or raycast (Q queries).
+
+    time : (Q,) float64, fraction of the displacement (raycast: metres), ``inf`` for a miss;
+    normal : (Q, 3) unit, obstacle -> mover (zeros for a miss); point : (Q, 3) on the
+    obstacle (zeros for a miss); triangle : (Q,) int64, -1 for a miss. Ties in time go to the
+    lowest triangle index.
+    """
+
+    time: np.ndarray
+    normal: np.ndarray
+    point: np.ndarray
+    triangle: np.ndarray
+
+
+class Hood(NamedTuple):
+    """Cached candidate triangles of H regions ("neighbourhoods"), for callers that query
+    around the same places again and again (a walk-through's characters, frame after frame).
+
+    lo, hi : (H, 3) float64 region boxes, metres; off, cnt : (H,) int64, region h's
+    triangles are ``tri[off[h]:off[h] + cnt[h]]``; tri : (n,) int64 triangle indices, every
+    triangle whose box overlaps the region (a superset: float32 outward boxes); box : (n, 8)
+    float32 those triangles' outward-rounded boxes (``BVH.slot32`` rows). Built by
+    ``TriangleMesh.hood_triangles``; queries that pass ``hood`` with an ``owner`` per query
+    take their candidates from the owner's region when their box lies inside it, and from
+    the hierarchy otherwise, so answers never depend on the hood.
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+    off: np.ndarray
+    cnt: np.ndarray
+    tri: np.ndarray
+    box: np.ndarray

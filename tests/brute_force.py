@@ -4,6 +4,7 @@ triangle of a mesh, no hierarchy, no culls. Slow on purpose; small meshes only."
 import numpy as np
 
 from core.contact import capsule_triangle_many
+from core.rays import ray_triangle_many
 from core.sweep import sweep_capsule_triangle_many
 
 
@@ -29,3 +30,19 @@ def brute_sweep(mesh, a, b, r, v):
     if not np.isfinite(t[i]):
         return None
     return t[i], i, nrm[i], pt[i]
+
+
+def brute_ray(mesh, o, d, md):
+    """First triangle the ray o + t unit(d), 0 <= t <= md, hits, or None: (t, triangle);
+    zero-area triangles are never hit, ties go to the lowest triangle index."""
+    tri = mesh.vertices[mesh.triangles]
+    n = len(tri)
+    du = d / np.sqrt(np.einsum("i,i->", d, d))
+    t, hit = ray_triangle_many(np.broadcast_to(o, (n, 3)), np.broadcast_to(du, (n, 3)),
+                               tri[:, 0], tri[:, 1], tri[:, 2])
+    hit &= (t >= 0) & (t <= md) & (mesh.areas > 0)
+    if not hit.any():
+        return None
+    idx = np.flatnonzero(hit)
+    best = idx[np.lexsort((idx, t[idx]))[0]]
+    return t[best], best

@@ -297,3 +297,50 @@ def test_path_points_from_curves_and_mesh_polylines(sd, scene):
         sd.path_points(bh.mesh_object("Y", None, None, mesh=me3), bh.depsgraph(), 1.0)
     with pytest.raises(ValueError, match="curve or a mesh"):
         sd.path_points(bh.empty("NoPath"), bh.depsgraph(), 1.0)
+
+
+def _random_faces_mesh(seed, n_faces=400):
+    """Separate random faces: triangles, convex/concave/warped/degenerate quads, n-gons."""
+    import bpy  # noqa: PLC0415
+
+    rng = np.random.default_rng(seed)
+    verts, faces = [], []
+    for i in range(n_faces):
+        k = int(rng.choice([3, 4, 4, 4, 5, 7]))
+        base = len(verts)
+        ang = np.sort(rng.uniform(0, 2 * np.pi, k))
+        rad = rng.uniform(0.2, 1.0, k)
+        pts = np.stack([rad * np.cos(ang), rad * np.sin(ang), rng.normal(0, 0.3, k)], 1)
+        kind = i % 5
+        if k == 4 and kind == 1:
+            pts[1] = pts[0] * 0.5 + pts[2] * 0.5  # a corner on the 0-2 diagonal (tie)
+        if k == 4 and kind == 2:
+            pts[2] = pts[0]  # degenerate
+        if k == 4 and kind == 3:
+            pts[3] = -0.1 * pts[1]  # concave at corner 3
+        verts += (pts + rng.uniform(-50, 50, 3)).tolist()
+        faces.append(tuple(range(base, base + k)))
+    me = bpy.data.meshes.new(f"random{seed}")
+    me.from_pydata(verts, [], faces)
+    me.update()
+    return me
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mesh_triangles_are_blenders_corner_triangles(sd, scene, seed):
+    """The triangles-only shortcut and the bulk read both equal Blender's own triangles."""
+    import bpy  # noqa: PLC0415
+
+    mixed = _random_faces_mesh(seed)
+    rng = np.random.default_rng(seed)
+    tris_only = bpy.data.meshes.new("tris")
+    tris_only.from_pydata(rng.normal(size=(30, 3)).tolist(), [],
+                          [tuple(rng.choice(30, 3, replace=False)) for _ in range(40)])
+    for me in (mixed, tris_only):
+        cv = np.empty(len(me.loops), np.int32)
+        me.attributes[".corner_vert"].data.foreach_get("value", cv)
+        _, tris, tri_face = sd.mesh_triangles(me)
+        ref = np.array([tuple(t.vertices) for t in me.loop_triangles])
+        ref_face = np.array([t.polygon_index for t in me.loop_triangles])
+        np.testing.assert_array_equal(tris, ref)
+        np.testing.assert_array_equal(tri_face, ref_face)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from core.bvh import BVH, _round_down32, _round_up32
+from core.bvh import BVH, round_down32, round_up32
 
 
 def _truth(lo, hi, qlo, qhi):
@@ -75,9 +75,9 @@ def test_outward_rounding():
     x = np.concatenate([rng.normal(size=1000) * 10.0 ** rng.integers(-30, 38, 1000),
                         [0.0, -0.0, 1e39, -1e39, np.inf, -np.inf]])
     with np.errstate(over="ignore"):
-        assert (_round_down32(x).astype(np.float64) <= x).all()
+        assert (round_down32(x).astype(np.float64) <= x).all()
     f32max = float(np.finfo(np.float32).max)
-    assert (_round_up32(x).astype(np.float64) >= np.minimum(x, f32max)).all()
+    assert (round_up32(x).astype(np.float64) >= np.minimum(x, f32max)).all()
 
 
 def test_many_empty_and_chunked():

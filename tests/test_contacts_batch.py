@@ -2,10 +2,12 @@
 
 import numpy as np
 import pytest
+from mesh_scenes import grid_mesh
 
-from core.bvh import BVH, _round_down32
+from core.bvh import BVH, round_down32
 from core.contact import capsule_triangle_many
-from core.mesh import TriangleMesh, _contact_order
+from core.mesh import TriangleMesh
+from core.mesh_contacts import contact_order
 from core.shapes import Capsule
 
 _ADVERSARIAL_DEPTHS = np.array([
@@ -32,14 +34,14 @@ def test_contact_order_equals_lexsort(seed):
         depth = 0.25 + rng.integers(0, 4, qi.size) * 1e-15  # ties below the key's bits
     else:
         depth = rng.uniform(0.0, 1.0, qi.size) + 1e-300
-    np.testing.assert_array_equal(_contact_order(qi, ti, depth, nq, nt),
+    np.testing.assert_array_equal(contact_order(qi, ti, depth, nq, nt),
                                   np.lexsort((ti, -depth, qi)))
 
 
 def test_round_down32_is_the_largest_float32_below():
     x = np.array([0.1, -0.1, 1e-46, -1e-46, 3.4e38, 3.5e38, -3.5e38, np.inf, -np.inf, 0.0,
                   1.0, 2.0 ** -149, 16777217.0])
-    y = _round_down32(x)
+    y = round_down32(x)
     assert y.dtype == np.float32
     assert (y.astype(float) <= x).all()
     with np.errstate(over="ignore"):
@@ -72,21 +74,11 @@ def test_float32_slot_test_is_a_tight_superset(offset):
         assert (lo[b] <= qhi[q] + ulp).all() and (hi[b] >= qlo[q] - ulp).all()
 
 
-def _flat_grid(n=16, cell=0.5, z=0.0):
-    g = np.arange(n + 1) * cell
-    X, Y = np.meshgrid(g, g, indexing="ij")
-    idx = np.arange((n + 1) ** 2).reshape(n + 1, n + 1)
-    i00, i10 = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel()
-    i01, i11 = idx[:-1, 1:].ravel(), idx[1:, 1:].ravel()
-    tris = np.concatenate([np.stack([i00, i10, i11], 1), np.stack([i00, i11, i01], 1)])
-    return np.stack([X.ravel(), Y.ravel(), np.full(X.size, z)], 1), tris
-
-
 @pytest.mark.parametrize("z", [0.0, 1e4])
 def test_flat_floor_exact_depth_ties_in_triangle_order(z):
     # An upright capsule sunk into a flat floor touches several coplanar triangles at exactly
     # the same depth: the batch must list them by triangle index, like brute force.
-    v, t = _flat_grid(z=z)
+    v, t = grid_mesh(n=16, bumps=0.0, z=z)
     mesh = TriangleMesh(v, t)
     rng = np.random.default_rng(7)
     nq = 200

@@ -1,7 +1,10 @@
 """The extension as Blender sees it: manifest validation, build contents, real loader."""
 
+import importlib.util
+import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -57,21 +60,131 @@ def test_validator_rejects_an_unknown_tag(tmp_path):
     assert "Collision" in proc.stdout + proc.stderr
 
 
-def test_built_zip_holds_the_extension_and_nothing_else(tmp_path):
-    proc = _run_cli("build", "--source-dir", str(ROOT), "--output-dir", str(tmp_path))
+def _build_tool():
+    spec = importlib.util.spec_from_file_location("build_extension",
+                                                  ROOT / "tools" / "build_extension.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _tracked_files():
+    """The checkout's tracked files (what a fresh clone has), relative paths."""
+    proc = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.skip("not a git checkout")
+    return [f for f in proc.stdout.split("\0") if f and (ROOT / f).is_file()]
+
+
+def _fresh_clone_with_clutter(tmp_path):
+    """A copy of the tracked files plus what a working copy after CI holds: virtual
+    environments (dotted and not), caches, samples, a built report, editor files."""
+    clone = tmp_path / "clone"
+    for f in _tracked_files():
+        dst = clone / f
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / f, dst)
+    for venv in (".venv", ".venv-lint", ".venv-core", "venv", "env312"):
+        site = clone / venv / "lib" / "python3.11" / "site-packages" / "numpy"
+        site.mkdir(parents=True)
+        (clone / venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (site / "__init__.py").write_text("")
+    for junk in ("core/__pycache__/mesh.cpython-311.pyc", "addon/__pycache__/x.pyc",
+                 ".pytest_cache/v/cache/nodeids", ".ruff_cache/0.1/x", "report.json",
+                 ".hypothesis/examples/x", "addon/.operators.py.swp", "level.blend1"):
+        (clone / junk).parent.mkdir(parents=True, exist_ok=True)
+        (clone / junk).write_text("x")
+    return clone
+
+
+def _expected_zip_names():
+    tracked = _tracked_files()
+    return sorted(f for f in tracked
+                  if f in ("__init__.py", "blender_manifest.toml")
+                  or f.startswith(("addon/", "core/")))
+
+
+def test_build_tool_on_a_fresh_clone_creates_dist_and_packs_only_the_extension(tmp_path):
+    clone = _fresh_clone_with_clutter(tmp_path)
+    assert not (clone / "dist").exists()
+    proc = subprocess.run([sys.executable, str(clone / "tools" / "build_extension.py")],
+                          cwd=clone, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    (zip_path,) = tmp_path.glob("capsule_collision-*.zip")
-    names = zipfile.ZipFile(zip_path).namelist()
-    assert "blender_manifest.toml" in names and "__init__.py" in names
-    assert "core/shapes.py" in names and "addon/registration.py" in names
-    leaked = [
-        n
-        for n in names
-        if n.startswith(("tests/", "tools/", ".ci/", ".git/"))
-        or n.endswith((".md", ".pyc", "pyproject.toml", "requirements.txt"))
-        or "__pycache__" in n
-    ]
-    assert not leaked, leaked
+    (zip_path,) = (clone / "dist").glob("capsule_collision-*.zip")
+    assert str(zip_path) in proc.stdout
+    names = sorted(n for n in zipfile.ZipFile(zip_path).namelist() if not n.endswith("/"))
+    assert names == _expected_zip_names()
+    assert zip_path.stat().st_size < 1_000_000  # a leaked venv would be tens of MB
+
+
+def test_build_tool_refuses_a_zip_with_foreign_files():
+    tool = _build_tool()
+    assert tool.zip_problems(["__init__.py", "addon/operators.py", "core/mesh.py",
+                              "blender_manifest.toml", "addon/"]) == []
+    bad = [".venv-lint/lib/x.py", "tests/test_x.py", "core/__pycache__/m.pyc",
+           "samples/level.obj", "addon/.hidden", "tools/bench.py", "README.md"]
+    assert tool.zip_problems(bad + ["core/mesh.py"]) == bad
+
+
+def test_build_tool_bad_arguments_exit_2(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "build_extension.py"),
+                           "--source-dir", str(tmp_path)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "blender_manifest.toml" in proc.stderr
+
+
+INSTALL_SCRIPT = r"""
+import json, sys
+import bpy, addon_utils
+zip_path = sys.argv[1]
+res = bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default",
+                                               enable_on_install=True)
+enabled = [m for m in bpy.context.preferences.addons.keys() if m.endswith("capsule_collision")]
+bpy.ops.wm.read_homefile(use_empty=True)
+scene = bpy.context.scene
+def mesh(name, verts, faces, loc):
+    me = bpy.data.meshes.new(name)
+    me.from_pydata(verts, [], faces)
+    ob = bpy.data.objects.new(name, me)
+    ob.location = loc
+    scene.collection.objects.link(ob)
+    return ob
+box = [(-.25, -2, -1.5), (.25, -2, -1.5), (.25, 2, -1.5), (-.25, 2, -1.5),
+       (-.25, -2, 1.5), (.25, -2, 1.5), (.25, 2, 1.5), (-.25, 2, 1.5)]
+faces = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
+wall = mesh("Wall", box, faces, (2.0, 0, 1.5))
+cap = bpy.data.objects.new("C", None)
+cap.location = (1.8, 0, 0)
+cap.capsule_collision.role = "CAPSULE"
+scene.collection.objects.link(cap)
+out = bpy.ops.capsule_collision.check_penetration()
+flags = [False] * len(wall.data.polygons)
+wall.data.attributes["capsule_penetration"].data.foreach_get("value", flags)
+mod = sys.modules[enabled[0]]
+print("RESULT " + json.dumps({"install": sorted(res), "enabled": enabled, "op": sorted(out),
+                              "flags": flags, "file": mod.__file__,
+                              "rows": len(scene.capsule_collision.results)}))
+"""
+
+
+def test_built_zip_installs_into_a_fresh_blender_and_checks(tmp_path):
+    zip_path = _build_tool().build(ROOT, tmp_path / "dist")
+    user = tmp_path / "user"
+    user.mkdir()
+    env = dict(os.environ, BLENDER_USER_RESOURCES=str(user),
+               XDG_CACHE_HOME=str(tmp_path / "cache"))
+    script = tmp_path / "install.py"
+    script.write_text(INSTALL_SCRIPT)
+    proc = subprocess.run([sys.executable, str(script), str(zip_path)], env=env,
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, proc.stdout[-3000:] + proc.stderr[-3000:]
+    got = json.loads(lines[0][len("RESULT "):])
+    assert got["install"] == ["FINISHED"] and got["op"] == ["FINISHED"]
+    assert got["enabled"] == ["bl_ext.user_default.capsule_collision"]
+    assert got["file"].startswith(str(user))  # the installed copy, not this checkout
+    assert got["flags"] == [False, False, False, False, False, True]  # the -x face only
+    assert got["rows"] == 1
 
 
 def test_extension_loads_through_blenders_loader(addon, bpy_module):

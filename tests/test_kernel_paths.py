@@ -12,6 +12,7 @@ import pytest
 
 from core.contact import CONTACT_CHUNK, capsule_triangle_many
 from core.mesh import TriangleMesh
+from core.mesh_contacts import exact_contacts
 
 
 def _pairs(n, offset, seed):
@@ -49,7 +50,7 @@ def test_mesh_records_equal_generic_kernel(offset):
                                     mesh.vertices[mesh.triangles[:, 1]],
                                     mesh.vertices[mesh.triangles[:, 2]])
     idx = np.arange(n)
-    hit, depth, normal, point = mesh._contacts_pairs3(p, q, r, idx, idx)
+    hit, depth, normal, point = exact_contacts(mesh, p, q, r, idx, idx)
     fast = hit, depth, normal.T, point.T
     _assert_same(fast, generic, generic[0])
     assert generic[0].any() and not generic[0].all()

@@ -2,53 +2,16 @@
 
 import numpy as np
 import pytest
-from brute_force import brute_contacts, brute_sweep
+from brute_force import brute_contacts, brute_ray, brute_sweep
+from mesh_scenes import grid_mesh, random_capsules, soup_mesh
 
 from core.bvh import BVH, morton_codes
 from core.contact import capsule_triangle
-from core.mesh import ContactBatch, SweepBatch, TriangleMesh, _ray_triangle_many
+from core.mesh import ContactBatch, SweepBatch, TriangleMesh
 from core.shapes import Capsule
 from tools import scenes
 
-
-# ---------------------------------------------------------------- fixtures / brute force
-def grid_mesh(n=12, cell=0.5, seed=0, bumps=0.1):
-    rng = np.random.default_rng(seed)
-    g = np.arange(n + 1) * cell
-    X, Y = np.meshgrid(g, g, indexing="ij")
-    Z = rng.uniform(-bumps, bumps, X.shape)
-    idx = np.arange((n + 1) ** 2).reshape(n + 1, n + 1)
-    i00, i10 = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel()
-    i01, i11 = idx[:-1, 1:].ravel(), idx[1:, 1:].ravel()
-    tris = np.concatenate([np.stack([i00, i10, i11], 1), np.stack([i00, i11, i01], 1)])
-    return np.stack([X.ravel(), Y.ravel(), Z.ravel()], 1), tris
-
-
-def soup_mesh(n=300, seed=0, extent=4.0, with_degenerate=True):
-    v, t = scenes.soup(n, seed=seed, extent=extent)
-    if with_degenerate:
-        v = v.copy()
-        v[3 * 0 + 2] = v[3 * 0 + 1]  # triangle 0 collapses to a segment
-        v[3 * 1 + 1] = v[3 * 1]  # triangle 1: a segment
-        v[3 * 2 + 1] = v[3 * 2]
-        v[3 * 2 + 2] = v[3 * 2]  # triangle 2: a point
-        v[3 * 3 + 2] = 0.5 * (v[3 * 3] + v[3 * 3 + 1])  # triangle 3: collinear
-    return v, t
-
-
-def random_capsules(mesh, n, seed):
-    v, t = mesh.vertices, mesh.triangles
-    a, b, r = scenes.capsule_queries(v, t, n, seed=seed)
-    rng = np.random.default_rng(seed)
-    # Tilt some capsules and shrink some to spheres so not all are upright.
-    tilt = rng.normal(scale=0.5, size=(n, 3))
-    sel = rng.uniform(size=n) < 0.3
-    b = np.where(sel[:, None], b + tilt, b)
-    sph = rng.uniform(size=n) < 0.1
-    b = np.where(sph[:, None], a, b)
-    return a, b, r
-
-
+# ---------------------------------------------------------------- fixtures
 MESHES = {
     "grid": lambda: grid_mesh(),
     "soup": lambda: soup_mesh(),
@@ -94,7 +57,8 @@ def test_properties_and_readonly():
     np.testing.assert_allclose(m.normals, [[0, 0, 1], [0, 0, 0]])
     np.testing.assert_allclose(m.areas, [0.5, 0.0])
     lo, hi = m.aabb
-    np.testing.assert_allclose(lo, 0) and np.testing.assert_allclose(hi, 2)
+    np.testing.assert_allclose(lo, 0)
+    np.testing.assert_allclose(hi, 2)
     with pytest.raises(ValueError):
         m.vertices[0, 0] = 5
     with pytest.raises(ValueError):
@@ -250,20 +214,6 @@ def test_fast_sweep_does_not_tunnel_through_thin_wall():
 
 
 # ---------------------------------------------------------------- rays
-def brute_ray(mesh, o, d, md):
-    tri = mesh.vertices[mesh.triangles]
-    n = len(tri)
-    du = d / np.sqrt(np.einsum("i,i->", d, d))
-    t, hit = _ray_triangle_many(np.broadcast_to(o, (n, 3)), np.broadcast_to(du, (n, 3)),
-                                tri[:, 0], tri[:, 1], tri[:, 2])
-    hit &= (t >= 0) & (t <= md) & (mesh.areas > 0)
-    if not hit.any():
-        return None
-    idx = np.flatnonzero(hit)
-    best = idx[np.lexsort((idx, t[idx]))[0]]
-    return t[best], best
-
-
 def test_raycast_equal_brute_force(mesh):
     rng = np.random.default_rng(5)
     lo, hi = mesh.aabb
@@ -297,7 +247,8 @@ def test_raycast_down_onto_floor():
 def test_scenes_are_deterministic():
     v1, t1 = scenes.terrain(20, seed=3)
     v2, t2 = scenes.terrain(20, seed=3)
-    np.testing.assert_array_equal(v1, v2) and np.testing.assert_array_equal(t1, t2)
+    np.testing.assert_array_equal(v1, v2)
+    np.testing.assert_array_equal(t1, t2)
     a1 = scenes.capsule_queries(v1, t1, 50, seed=2)
     a2 = scenes.capsule_queries(v2, t2, 50, seed=2)
     for x, y in zip(a1, a2):

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from brute_force import brute_sweep
 
+from core import mesh_sweeps
 from core.constants import SWEEP_CULL_CHUNK, SWEEP_FEW_QUERIES, SWEEP_PRUNE_MIN_PAIRS
 from core.mesh import TriangleMesh
 from core.shapes import Capsule
@@ -84,19 +85,40 @@ def test_grazing_and_sliding_are_misses_on_the_mesh():
     assert hit is not None and hit.time == 0.0
 
 
+def _count_routes(monkeypatch):
+    """Counts of the calls of each sweep route of core/mesh_sweeps.py (and of the kernel)."""
+    calls = {"sweep_one": 0, "sweep_few": 0, "sweep_pairs": 0, "sweep_records": 0}
+    for name in calls:
+        real = getattr(mesh_sweeps, name)
+
+        def spy(*args, _real=real, _name=name, **kw):
+            calls[_name] += 1
+            return _real(*args, **kw)
+
+        monkeypatch.setattr(mesh_sweeps, name, spy)
+    return calls
+
+
 @pytest.mark.parametrize("offset", [(0.0, 0.0, 0.0), (1e4, -1e4, 5e3)])
-def test_small_batches_take_the_lean_route_and_equal_brute_force(offset):
+def test_small_batches_take_the_lean_route_and_equal_brute_force(offset, monkeypatch):
     """Batches of 1..SWEEP_FEW_QUERIES sweeps (a controller's slide + probe) use per-query
     culls and one kernel call; their answers equal brute force and the large-batch route."""
     mesh = _scene(np.asarray(offset))
     a, b, r, d = scenes.sweep_queries(mesh.vertices, mesh.triangles, 24, seed=9)
     d[::5] *= 6.0
     d[2::9] = 0.0
+    calls = _count_routes(monkeypatch)
     large = mesh.sweep_capsule_many(a, b, r, d)  # > SWEEP_FEW_QUERIES: the batched route
+    assert calls["sweep_pairs"] == 1 and calls["sweep_one"] == calls["sweep_few"] == 0
     for size in range(1, SWEEP_FEW_QUERIES + 1):
         for lo in range(0, 24 - size + 1, size):
             s = slice(lo, lo + size)
+            for name in calls:
+                calls[name] = 0
             small = mesh.sweep_capsule_many(a[s], b[s], r[s], d[s])
+            route = "sweep_one" if size == 1 else "sweep_few"
+            assert calls[route] == 1 and calls["sweep_pairs"] == 0, (size, calls)
+            assert calls["sweep_records"] <= 1  # none when every candidate was culled
             np.testing.assert_array_equal(small.time, large.time[s])
             np.testing.assert_array_equal(small.triangle, large.triangle[s])
             np.testing.assert_array_equal(small.normal, large.normal[s])

@@ -21,6 +21,7 @@ script exits non-zero on any disagreement.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib
 import os
 import sys
@@ -51,6 +52,18 @@ def _median_time(fn, repeat):
 
 def _rate(n, seconds):
     return n / seconds if seconds > 0 else float("inf")
+
+
+def result_hash(*results) -> str:
+    """First 16 hex digits of the SHA-256 of named results' arrays (dtype, shape, bytes): equal
+    hashes before and after a change mean bit-identical answers."""
+    h = hashlib.sha256()
+    for res in results:
+        for x in res:
+            x = np.ascontiguousarray(x)
+            h.update(f"{x.dtype}{x.shape}".encode())
+            h.update(x.tobytes())
+    return h.hexdigest()[:16]
 
 
 def _fmt_rate(r):
@@ -164,7 +177,8 @@ def _brute_check(mesh, a, b, r, batch, sa, sb, sr, sd, sweeps):
 
 # ------------------------------------------------------------------ one scene
 def bench_scene(name, make, n_queries, n_single, quick, peers):
-    rows = []
+    """Rows of one scene's table and its number of disagreements (single vs batched, and
+    brute force in quick mode)."""
     v, t = make()
     repeat = 1 if quick else 3
     build_s, mesh = _median_time(lambda: TriangleMesh(v, t), repeat)
@@ -172,18 +186,13 @@ def bench_scene(name, make, n_queries, n_single, quick, peers):
     TriangleMesh(v, t)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    rows.append(("triangles", f"{mesh.n_triangles:,}"))
-    rows.append(("build (median)", f"{build_s:.3f} s"))
-    rows.append(("build peak memory (tracemalloc)", f"{peak / 1e9:.3f} GB"))
-
+    rows = [("triangles", f"{mesh.n_triangles:,}"),
+            ("build (median)", f"{build_s:.3f} s"),
+            ("build peak memory (tracemalloc)", f"{peak / 1e9:.3f} GB")]
     a, b, r = scenes.capsule_queries(v, t, n_queries, seed=0)
     sa, sb, sr, sd = scenes.sweep_queries(v, t, n_queries, seed=0)
     caps = [Capsule(a[i], b[i], r[i]) for i in range(n_single)]
-
-    def single():
-        return [mesh.capsule_contacts(c) for c in caps]
-
-    single_s, single_out = _median_time(single, repeat)
+    single_s, single_out = _median_time(lambda: [mesh.capsule_contacts(c) for c in caps], repeat)
     ours_single = _rate(n_single, single_s)
     batch_s, batch = _median_time(lambda: mesh.capsule_contacts_many(a, b, r), repeat)
     sweep_s, sweeps = _median_time(lambda: mesh.sweep_capsule_many(sa, sb, sr, sd), 1)
@@ -193,6 +202,8 @@ def bench_scene(name, make, n_queries, n_single, quick, peers):
     rows.append(("ours: batched exact sweeps", _fmt_rate(_rate(len(sa), sweep_s))))
     rows.append(("queries penetrating / sweeps hitting",
                  f"{penetrating:.0%} / {np.isfinite(sweeps.time).mean():.0%}"))
+    rows.append(("result hash (batched capsules, sweeps)",
+                 f"{result_hash(batch)}, {result_hash(sweeps)}"))
 
     # Self-consistency: single path == batched path on the single-query subset.
     mismatch = 0
@@ -204,57 +215,65 @@ def bench_scene(name, make, n_queries, n_single, quick, peers):
         brute = _brute_check(mesh, a, b, r, batch, sa, sb, sr, sd, sweeps)
         rows.append(("disagreements with brute force (capsules + sweeps)", str(brute)))
         errors += brute
+    for peer in peers:
+        rows.extend(_peer_rows(peer, v, t, a, b, r, n_single, batch, ours_single,
+                               _rate(len(a), batch_s)))
+    rows.extend(_walk_rows(name, mesh, quick))
+    return rows, errors
 
-    # Peers.
+
+def _peer_rows(peer, v, t, a, b, r, n_single, batch, ours_single, ours_batched):
+    """A peer's rows: its single-query rate, our ratios, its agreement with our answers
+    (none when the peer is not installed)."""
+    try:
+        prepare, query = PEERS[peer](v, t)
+        handles = [prepare(a[i], b[i], float(r[i])) for i in range(n_single)]
+    except ImportError:
+        return []
+    except Exception as exc:  # a peer failing must not stop the benchmark
+        return [(f"{peer}", f"unavailable: {exc!s:.60}")]
     ours_sets = [set(batch.triangle[batch.query == i].tolist()) for i in range(n_single)]
     ours_depth = [
         {int(k): float(d) for k, d in zip(batch.triangle[batch.query == i],
                                              batch.depth[batch.query == i])}
         for i in range(n_single)
     ]
-    for peer in peers:
-        try:
-            prepare, query = PEERS[peer](v, t)
-            handles = [prepare(a[i], b[i], float(r[i])) for i in range(n_single)]
-        except ImportError:
-            continue
-        except Exception as exc:  # a peer failing must not stop the benchmark
-            rows.append((f"{peer}", f"unavailable: {exc!s:.60}"))
-            continue
-        t0 = time.perf_counter()
-        outs = [query(h) for h in handles]
-        rate = _rate(n_single, time.perf_counter() - t0)
-        pen_agree = np.mean([bool(o) == bool(s) for o, s in zip(outs, ours_sets)])
-        rows.append((f"{peer}: single query", f"{_fmt_rate(rate)}; ours/peer = "
-                                              f"{ours_single / rate:.2f}"))
-        rows.append((f"{peer}: batched ours/peer-single", f"{_rate(len(a), batch_s) / rate:.2f}"))
-        line = f"penetrates? {pen_agree:.2%}"
-        if peer != "pybullet":
-            same = np.mean([set(o) == s for o, s in zip(outs, ours_sets)])
-            errs = [abs(o[k] - d[k]) for o, d in zip(outs, ours_depth) for k in o if k in d]
-            # Where the capsule's axis clears the triangle (our depth < r) both report
-            # r - distance; where the axis crosses it, DESIGN.md's push-out is along the face
-            # normal (min(|d0|, |d1|) + r), which is not a peer's minimum translation.
-            clear = [abs(o[k] - d[k]) for i, (o, d) in enumerate(zip(outs, ours_depth))
-                     for k in o if k in d and d[k] < r[i]]
-            line += (f", triangle sets {same:.2%}, depth err median "
-                     f"{np.median(errs) if errs else 0.0:.1e} / max {max(errs, default=0.0):.1e} m"
-                     f" (axis clear of the triangle: max {max(clear, default=0.0):.1e} m)")
-        else:
-            errs = [abs(o.get(-1, 0.0) - max(d.values(), default=0.0))
-                    for o, d in zip(outs, ours_depth) if o and d]
-            line += f", deepest depth err max {max(errs, default=0.0):.2e} m (no triangle ids)"
-        rows.append((f"{peer}: agreement", line))
+    t0 = time.perf_counter()
+    outs = [query(h) for h in handles]
+    rate = _rate(n_single, time.perf_counter() - t0)
+    pen_agree = np.mean([bool(o) == bool(s) for o, s in zip(outs, ours_sets)])
+    rows = [(f"{peer}: single query", f"{_fmt_rate(rate)}; ours/peer = "
+                                      f"{ours_single / rate:.2f}"),
+            (f"{peer}: batched ours/peer-single", f"{ours_batched / rate:.2f}")]
+    line = f"penetrates? {pen_agree:.2%}"
+    if peer != "pybullet":
+        same = np.mean([set(o) == s for o, s in zip(outs, ours_sets)])
+        errs = [abs(o[k] - d[k]) for o, d in zip(outs, ours_depth) for k in o if k in d]
+        # Where the capsule's axis clears the triangle (our depth < r) both report
+        # r - distance; where the axis crosses it, DESIGN.md's push-out is along the face
+        # normal (min(|d0|, |d1|) + r), which is not a peer's minimum translation.
+        clear = [abs(o[k] - d[k]) for i, (o, d) in enumerate(zip(outs, ours_depth))
+                 for k in o if k in d and d[k] < r[i]]
+        line += (f", triangle sets {same:.2%}, depth err median "
+                 f"{np.median(errs) if errs else 0.0:.1e} / max {max(errs, default=0.0):.1e} m"
+                 f" (axis clear of the triangle: max {max(clear, default=0.0):.1e} m)")
+    else:
+        errs = [abs(o.get(-1, 0.0) - max(d.values(), default=0.0))
+                for o, d in zip(outs, ours_depth) if o and d]
+        line += f", deepest depth err max {max(errs, default=0.0):.2e} m (no triangle ids)"
+    rows.append((f"{peer}: agreement", line))
+    return rows
 
+
+def _walk_rows(name, mesh, quick):
+    """Rows of the optional tools/bench_walk.py module, none when it is absent."""
     try:
         bench_walk = importlib.import_module("tools.bench_walk")
     except ModuleNotFoundError as exc:
         if exc.name != "tools.bench_walk":
             raise
-        bench_walk = None
-    if bench_walk is not None:
-        rows.extend(bench_walk.rows(name, mesh, quick))
-    return rows, errors
+        return []
+    return bench_walk.rows(name, mesh, quick)
 
 
 def print_table(name, rows):

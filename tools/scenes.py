@@ -19,6 +19,9 @@ import numpy as np
 
 CELL = 0.25  # metres, terrain grid spacing
 SUBDIV = 0.5  # metres, target edge length when subdividing block faces
+# Cells per face edge are ceil(length / SUBDIV - this): an edge whose length (a computed norm)
+# is a whole number of SUBDIV steps up to float rounding gets that many cells, not one more.
+SUBDIV_ROUNDING = 1e-9
 
 
 def _quad_grid(origin, u, v, nu: int, nv: int):
@@ -39,7 +42,7 @@ def _quad_grid(origin, u, v, nu: int, nv: int):
 
 
 def _n(length: float) -> int:
-    return max(1, int(np.ceil(abs(length) / SUBDIV - 1e-9)))
+    return max(1, int(np.ceil(abs(length) / SUBDIV - SUBDIV_ROUNDING)))
 
 
 def _quad(origin, u, v):

@@ -1,0 +1,371 @@
+"""Live penetration check: moving, rotating or resizing a capsule re-checks it at once.
+
+A ``depsgraph_update_post`` handler (persistent: it survives loading a .blend) does two things
+per depsgraph update:
+
+1. passes the updates to ``cache.note_updates`` (a wall moved or edited: the level is stale);
+2. when ``scene.capsule_collision.live_check`` is on, re-checks every capsule that changed
+   (any update of an object whose role is CAPSULE), and every capsule when the level changed,
+   against the cached level, then writes the capsule's state (``penetrating_count``,
+   ``deepest_depth``, ``push_out``, ``state_stamp``) and the ``capsule_penetration`` face
+   attribute (the union of the live capsules' penetrated faces) onto the collision meshes.
+   Values are written only when they change, so the writes cannot feed back forever.
+
+Graceful degradation on huge levels (the viewport must never freeze):
+
+* the level is built inside the handler only when the collision objects have at most
+  ``LIVE_SYNC_BUILD_TRIANGLES`` triangles; otherwise the capsule is marked pending
+  (``penetrating_count = -1``), the status says why, and a timer builds and checks once the
+  capsule has been still for ``LIVE_SETTLE_S``;
+* when the median of the last ``LIVE_TIMING_WINDOW`` checks took longer than
+  ``LIVE_BUDGET_S`` (one frame at 60 Hz) the scene switches to checking on release the same
+  way (the status says so); quick checks switch it back.
+
+``status(scene)`` is the one-line state for the panel.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+from bpy.app.handlers import persistent
+
+from . import cache, overlay, scene_data
+
+PENETRATION_ATTRIBUTE = "capsule_penetration"
+LIVE_BUDGET_S = 1.0 / 60.0  # one frame at 60 Hz: a slower check moves to "check on release"
+LIVE_SYNC_BUILD_TRIANGLES = 50_000  # ~0.2 s to read + build (~4 us a triangle): larger levels wait
+LIVE_SETTLE_S = 0.3  # a capsule still for this long counts as released
+LIVE_TIMING_WINDOW = 5  # checks whose median time decides "check on release"
+_TIMER_INTERVAL_S = 0.1
+
+
+@dataclass(frozen=True)
+class CapsuleState:
+    """Penetration of one capsule: count of triangles, deepest depth (metres), push-out
+    vector (metres, deepest contact normal * depth), and the triangle indices (sorted)."""
+
+    count: int
+    deepest: float
+    push_out: tuple
+    triangles: np.ndarray
+
+
+def capsule_state(level, capsule) -> CapsuleState:
+    """Check ``capsule`` (core.Capsule, metres) against ``level`` (LevelGeometry)."""
+    contacts = level.mesh.capsule_contacts(capsule)
+    if not contacts:
+        return CapsuleState(0, 0.0, (0.0, 0.0, 0.0), np.empty(0, dtype=np.int64))
+    deepest = contacts[0]
+    tri = np.sort(np.array([c.triangle for c in contacts], dtype=np.int64))
+    push = tuple(float(x) for x in deepest.normal * deepest.depth)
+    return CapsuleState(len(contacts), float(deepest.depth), push, tri)
+
+
+class _SceneLive:
+    """Per-scene live state (module memory, rebuilt on demand after a file load)."""
+
+    def __init__(self):
+        self.hits: dict[str, np.ndarray] = {}  # capsule name -> penetrated triangles
+        self.stamp = ""  # level stamp the hits refer to
+        self.pending: set[str] = set()  # capsules waiting for a deferred check
+        self.last_move = 0.0
+        self.on_release = False  # checks too slow: check on release
+        self.message = ""
+        self.last_check_s = 0.0
+        self.recent: list[float] = []  # seconds per capsule of the last LIVE_TIMING_WINDOW checks
+        self.checked = 0  # checks run (tests and the benchmark count them)
+        self.written: set[str] = set()  # meshes carrying live highlights
+        self.union = np.empty(0, dtype=np.int64)  # all live hits, as last drawn
+
+
+_live: dict[str, _SceneLive] = {}
+_busy = False
+
+
+def _state(scene) -> _SceneLive:
+    st = _live.get(scene.name)
+    if st is None:
+        st = _live[scene.name] = _SceneLive()
+    return st
+
+
+def status(scene) -> str:
+    """One line for the panel: how the live check runs right now."""
+    pg = getattr(scene, "capsule_collision", None)
+    if pg is not None and not pg.live_check:
+        return "Live check off"
+    st = _live.get(scene.name)
+    if st is None:
+        return "Live check on"
+    return st.message or "Live check on"
+
+
+def checks_run(scene) -> int:
+    """How many live checks ran in ``scene`` this session (deferred moves do not count)."""
+    st = _live.get(scene.name)
+    return st.checked if st is not None else 0
+
+
+def live_triangles(scene) -> np.ndarray:
+    """Sorted unique level triangles penetrated by the live-checked capsules (may be empty)."""
+    st = _live.get(scene.name)
+    if st is None or not st.hits or st.stamp != getattr(cache.peek(scene), "stamp", None):
+        return np.empty(0, dtype=np.int64)
+    return np.unique(np.concatenate(list(st.hits.values())))
+
+
+def _capsules(scene):
+    return [o for o in scene.objects if scene_data.role_of(o) == "CAPSULE"]
+
+
+def _level_triangle_estimate(scene, depsgraph) -> int:
+    n = 0
+    for ob in scene_data.collision_objects(scene, depsgraph):
+        me = ob.evaluated_get(depsgraph).data
+        n += len(me.loops) - 2 * len(me.polygons)  # a face of k corners: k - 2 triangles
+    return n
+
+
+def _write_capsule(obj, state: CapsuleState | None, unit: float, stamp: str) -> None:
+    pg = obj.capsule_collision
+    if state is None:  # pending / not checked
+        if pg.penetrating_count != -1:
+            pg.penetrating_count = -1
+        return
+    push = tuple(x / unit for x in state.push_out)
+    if pg.penetrating_count != state.count:
+        pg.penetrating_count = state.count
+    if pg.deepest_depth != as_stored(state.deepest / unit):
+        pg.deepest_depth = state.deepest / unit
+    if tuple(pg.push_out) != tuple(as_stored(x) for x in push):
+        pg.push_out = push
+    if pg.state_stamp != stamp:
+        pg.state_stamp = stamp
+
+
+def as_stored(x: float) -> float:
+    """``x`` rounded to float32 as Blender stores float properties (compare like with like,
+    so an unchanged value is not rewritten and the update does not feed back)."""
+    return float(np.float32(x))
+
+
+def write_highlight(level, triangles: np.ndarray, previously: set[str]) -> set[str]:
+    """Write ``capsule_penetration`` (BOOLEAN FACE) for the penetrated ``triangles``.
+
+    Faces that map back to an original face are flagged on the original mesh; meshes in
+    ``previously`` that have no hit now are cleared. Writes only what changed. Returns the
+    mesh names now carrying a flag.
+    """
+    per_object = level.faces_of(triangles)
+    flagged: dict[str, np.ndarray] = {}
+    for name, faces in per_object.items():
+        ob = bpy.data.objects.get(name.rsplit("/", 1)[-1])
+        faces = faces[faces >= 0]
+        if ob is None or ob.type != "MESH" or not faces.size:
+            continue
+        flagged.setdefault(ob.data.name, np.empty(0, dtype=np.int64))
+        flagged[ob.data.name] = np.union1d(flagged[ob.data.name], faces)
+    for mesh_name in set(flagged) | set(previously):
+        me = bpy.data.meshes.get(mesh_name)
+        if me is None:
+            continue
+        n = len(me.polygons)
+        want = np.zeros(n, dtype=bool)
+        faces = flagged.get(mesh_name)
+        if faces is not None:
+            want[faces[faces < n]] = True
+        attr = me.attributes.get(PENETRATION_ATTRIBUTE)
+        if attr is None:
+            if not want.any():
+                continue
+            attr = me.attributes.new(PENETRATION_ATTRIBUTE, "BOOLEAN", "FACE")
+        elif attr.domain != "FACE" or attr.data_type != "BOOLEAN":
+            me.attributes.remove(attr)
+            attr = me.attributes.new(PENETRATION_ATTRIBUTE, "BOOLEAN", "FACE")
+        have = np.empty(n, dtype=bool)
+        attr.data.foreach_get("value", have)
+        if not np.array_equal(have, want):
+            attr.data.foreach_set("value", want)
+            me.update()
+    return {m for m, f in flagged.items() if f.size}
+
+
+def check_capsules(scene, depsgraph, names=None, allow_build=True) -> bool:
+    """Re-check capsules ``names`` (all when None) now. Returns False when it deferred.
+
+    Builds the level only when it is small (or ``allow_build``: the timer's release check).
+    """
+    st = _state(scene)
+    capsules = {o.name: o for o in _capsules(scene)}
+    todo = list(capsules) if names is None else [n for n in names if n in capsules]
+    level = cache.peek(scene)
+    if level is None:
+        if not allow_build:
+            n_tri = _level_triangle_estimate(scene, depsgraph)
+            if n_tri > LIVE_SYNC_BUILD_TRIANGLES:
+                st.pending.update(todo)
+                st.message = (f"Live check waits for release: building the level "
+                              f"({n_tri:,} triangles) takes too long to do while moving")
+                for n in todo:
+                    _write_capsule(capsules[n], None, 1.0, "")
+                _ensure_timer()
+                return False
+        try:
+            level = cache.cached_level(depsgraph, scene)
+        except ValueError as exc:
+            st.message = f"Live check: {exc}"
+            return True
+    if level.stamp != st.stamp:  # the level changed: every capsule's hits are stale
+        st.hits.clear()
+        st.stamp = level.stamp
+        todo = list(capsules)
+    unit = level.unit_scale
+    t0 = time.perf_counter()
+    for n in todo:
+        ob = capsules[n]
+        try:
+            state = capsule_state(level, scene_data.capsule_of(ob, unit))
+        except ValueError as exc:
+            st.message = f"Live check: {exc}"
+            st.hits.pop(n, None)
+            _write_capsule(ob, None, unit, "")
+            continue
+        st.hits[n] = state.triangles
+        _write_capsule(ob, state, unit, level.stamp)
+    for n in [n for n in capsules if n not in st.hits and n not in todo]:
+        try:  # capsules never checked in this session (after a file load)
+            st.hits[n] = capsule_state(level, scene_data.capsule_of(capsules[n], unit)).triangles
+        except ValueError:
+            pass
+    for n in [n for n in st.hits if n not in capsules]:
+        del st.hits[n]  # deleted or renamed capsules
+    elapsed = time.perf_counter() - t0
+    st.last_check_s = elapsed / max(len(todo), 1)
+    st.checked += 1
+    st.recent = (st.recent + [st.last_check_s])[-LIVE_TIMING_WINDOW:]
+    st.pending.difference_update(todo)
+    typical = float(np.median(st.recent))  # one slow check (a busy machine) is not enough
+    st.on_release = typical > LIVE_BUDGET_S
+    st.message = (f"Live check on release: one check takes {1000 * typical:.0f} ms"
+                  if st.on_release else "")
+    tris = (np.unique(np.concatenate(list(st.hits.values()))) if st.hits
+            else np.empty(0, dtype=np.int64))
+    st.written = write_highlight(level, tris, st.written)
+    if not np.array_equal(tris, st.union):
+        st.union = tris
+        overlay.invalidate()  # hits with no original face are drawn from here, not attributes
+    return True
+
+
+# ---------------------------------------------------------------- handlers and the timer
+def _capsules_in_updates(depsgraph) -> list[str]:
+    names = []
+    for update in depsgraph.updates:
+        idb = getattr(update.id, "original", update.id)
+        if isinstance(idb, bpy.types.Object) and scene_data.role_of(idb) == "CAPSULE":
+            names.append(idb.name)
+    return names
+
+
+@persistent
+def on_depsgraph_update(scene, depsgraph):
+    global _busy
+    if _busy or getattr(scene, "capsule_collision", None) is None:
+        return
+    _busy = True
+    try:
+        overlay.invalidate(depsgraph)
+        level_changed = cache.note_updates(scene, depsgraph)
+        if not scene.capsule_collision.live_check:
+            return
+        moved = _capsules_in_updates(depsgraph)
+        if not moved and not level_changed:
+            return
+        names = None if level_changed else moved
+        if not moved and not _capsules(scene):
+            return
+        st = _state(scene)
+        st.last_move = time.monotonic()
+        if st.on_release:
+            st.pending.update(moved or [o.name for o in _capsules(scene)])
+            _ensure_timer()
+            return
+        check_capsules(scene, depsgraph, names, allow_build=False)
+    finally:
+        _busy = False
+
+
+def run_pending(now=None) -> bool:
+    """Check capsules that waited for release (no move for ``LIVE_SETTLE_S``).
+
+    Returns True when nothing is pending any more. Called by the timer; tests call it directly.
+    """
+    global _busy
+    now = time.monotonic() if now is None else now
+    done = True
+    for name, st in list(_live.items()):
+        if not st.pending:
+            continue
+        scene = bpy.data.scenes.get(name)
+        if scene is None:
+            st.pending.clear()
+            continue
+        if now - st.last_move < LIVE_SETTLE_S:
+            done = False
+            continue
+        depsgraph = scene.view_layers[0].depsgraph
+        _busy = True
+        try:
+            check_capsules(scene, depsgraph, sorted(st.pending), allow_build=True)
+        finally:
+            _busy = False
+        st.pending.clear()
+    return done
+
+
+def _timer():
+    return None if run_pending() else _TIMER_INTERVAL_S
+
+
+def _ensure_timer():
+    if not bpy.app.timers.is_registered(_timer):
+        bpy.app.timers.register(_timer, first_interval=_TIMER_INTERVAL_S)
+
+
+@persistent
+def on_load_post(*_args):
+    cache.clear()
+    _live.clear()
+    overlay.invalidate()
+
+
+@persistent
+def on_undo_redo(*_args):
+    cache.mark_suspect()
+    for st in _live.values():
+        st.stamp = ""  # re-check every capsule against the restored level
+    overlay.invalidate()
+
+
+_HANDLERS = (("depsgraph_update_post", on_depsgraph_update), ("load_post", on_load_post),
+             ("undo_post", on_undo_redo), ("redo_post", on_undo_redo))
+
+
+def register():
+    for name, fn in _HANDLERS:
+        getattr(bpy.app.handlers, name).append(fn)
+
+
+def unregister():
+    if bpy.app.timers.is_registered(_timer):
+        bpy.app.timers.unregister(_timer)
+    for name, fn in _HANDLERS:
+        handlers = getattr(bpy.app.handlers, name)
+        while fn in handlers:
+            handlers.remove(fn)
+    cache.clear()
+    _live.clear()

@@ -1,0 +1,283 @@
+"""Walk-through operators: walk paths with ``core.walkthrough_many``, compare frame rates.
+
+A path is a curve object (any spline type, evaluated) or an ordered mesh polyline
+(``scene_data.path_points``). Several paths walk in ONE batched call. Results, in the
+"Capsule Collision Results" collection:
+
+- a trace per path ("Trace <path>"): a mesh with one vertex per frame (foot positions),
+  edges between consecutive frames, POINT attributes ``grounded`` (BOOLEAN) and ``time``
+  (FLOAT, seconds); role TRACE;
+- a marker per event ("<kind> <path>"): an Empty where it happened, role MARKER, custom
+  properties kind, time, value, the kind's own name for the value (rise, angle, drop,
+  clearance), object and face (the collision face that caused it, -1 if none), path;
+- result rows (kind WALK): one per event and one verdict per path.
+
+Optionally the first walk is baked to location keyframes on a capsule (replayable on the
+timeline); the action carries the custom property ``results.BAKE_TAG``.
+"""
+
+import json
+
+import bpy
+import numpy as np
+from bpy.props import BoolProperty, IntProperty, StringProperty
+
+from .. import core
+from ..core import verdicts
+from . import operators, results, scene_data
+
+VALUE_NAMES = {  # the event's value under its own name (DESIGN.md, WalkEvent)
+    "step_too_high": "rise",
+    "slope_too_steep": "angle",
+    "fell": "drop",
+    "ceiling_too_low": "clearance",
+}
+VALUE_UNITS = {"step_too_high": "m", "slope_too_steep": "°", "fell": "m",
+               "ceiling_too_low": "m"}
+FRAME_RATES = (30, 60, 120)  # Hz compared by compare_frame_rates
+LINEAR = 1  # Keyframe.interpolation enum index of 'LINEAR' (CONSTANT 0, LINEAR 1, BEZIER 2)
+
+
+def path_objects(context):
+    """Selected paths (role PATH, or curves), or every role PATH object when none is."""
+    sel = [o for o in (context.selected_objects or ())
+           if o.capsule_collision.role == "PATH"
+           or (o.type == "CURVE" and o.capsule_collision.role == "NONE")]
+    if sel:
+        return sel
+    return [o for o in context.scene.objects if o.capsule_collision.role == "PATH"]
+
+
+def _walk_poll(cls, context):
+    if not operators.object_mode_poll(cls, context):
+        return False
+    if not path_objects(context):
+        cls.poll_message_set("No path: select a curve, or give a mesh polyline the role Path")
+        return False
+    return True
+
+
+def _event_source(level, triangle):
+    """(object name, original face) of the triangle that caused an event ("", -1 if none)."""
+    if triangle is None or triangle < 0 or triangle >= level.tri_object.size:
+        return "", -1
+    target = results.object_for(level.objects[int(level.tri_object[triangle])])
+    name = target.name if target is not None else level.objects[int(level.tri_object[triangle])]
+    return name, int(level.tri_orig_face[triangle])
+
+
+def _remove_previous(path_name):
+    for ob in results.result_objects():
+        if ob.get("path") == path_name:
+            results.remove_object(ob)
+
+
+def _trace_object(scene, coll, path_name, report, scale):
+    n = len(report.trace)
+    me = bpy.data.meshes.new(f"Trace {path_name}")
+    me.vertices.add(n)
+    me.vertices.foreach_set("co", (np.asarray(report.trace, float) / scale).ravel())
+    if n > 1:
+        me.edges.add(n - 1)
+        me.edges.foreach_set("vertices", np.stack([np.arange(n - 1), np.arange(1, n)],
+                                                  1).ravel())
+    me.attributes.new("grounded", "BOOLEAN", "POINT").data.foreach_set(
+        "value", np.asarray(report.grounded, bool))
+    me.attributes.new("time", "FLOAT", "POINT").data.foreach_set(
+        "value", np.arange(n, dtype=np.float32) * np.float32(report.dt))
+    me.update()
+    ob = bpy.data.objects.new(f"Trace {path_name}", me)
+    ob.capsule_collision.role = "TRACE"
+    ob["path"] = path_name
+    ob["reached_goal"] = bool(report.reached_goal)
+    coll.objects.link(ob)
+    return ob
+
+
+def _marker(coll, path_name, event, level, scale, size):
+    ob = bpy.data.objects.new(f"{event.kind} {path_name}", None)
+    ob.empty_display_type = "SPHERE"
+    ob.empty_display_size = size
+    ob.location = tuple(np.asarray(event.position, float) / scale)
+    ob.capsule_collision.role = "MARKER"
+    ob["kind"] = event.kind
+    ob["time"] = float(event.time)
+    if event.value is not None:
+        ob["value"] = float(event.value)
+        if event.kind in VALUE_NAMES:
+            ob[VALUE_NAMES[event.kind]] = float(event.value)
+    name, face = _event_source(level, event.triangle)
+    ob["object"] = name
+    ob["face"] = face
+    ob["path"] = path_name
+    coll.objects.link(ob)
+    return ob
+
+
+def _expectation_met(path_ob, report):
+    """None without an expectation, else whether it holds (core.verdicts, as the CLI)."""
+    expect = path_ob.capsule_collision.expect_walk
+    if expect == "ANY":
+        return None
+    return verdicts.walk_expectation_holds(expect, report)
+
+
+def bake_walk(scene, capsule, path_name, report, scale):
+    """Location keyframes of ``report``'s trace on ``capsule`` (foot = origin), one per frame
+    of the walk, at the scene's frame rate from the scene's start frame."""
+    fps = scene.render.fps / scene.render.fps_base
+    n = len(report.trace)
+    frames = scene.frame_start + np.arange(n) * report.dt * fps
+    loc = np.asarray(report.trace, float) / scale
+    if capsule.animation_data is None:
+        capsule.animation_data_create()
+    old = capsule.animation_data.action
+    if old is not None and old.get(results.BAKE_TAG) is not None and old.users <= 1:
+        bpy.data.actions.remove(old)
+    action = bpy.data.actions.new(f"Walk {path_name}")
+    action[results.BAKE_TAG] = path_name
+    capsule.animation_data.action = action
+    for axis in range(3):
+        fc = action.fcurve_ensure_for_datablock(capsule, "location", index=axis)
+        fc.keyframe_points.add(n)
+        fc.keyframe_points.foreach_set("co", np.stack([frames, loc[:, axis]], 1).ravel())
+        fc.keyframe_points.foreach_set("interpolation", np.full(n, LINEAR, np.int32))
+        fc.update()
+    scene.frame_end = max(scene.frame_end, int(np.ceil(frames[-1])))
+    return action
+
+
+class CAPSULE_COLLISION_OT_walkthrough(operators.CheckOperator, bpy.types.Operator):
+    """Walk the character along the selected paths (curves or mesh polylines) in one batched
+    simulation; create a trace and one marker per event in the results collection"""
+
+    bl_idname = "capsule_collision.walkthrough"
+    bl_label = "Walk Through"
+    bl_options = operators.UNDO
+
+    rate: IntProperty(name="Frame Rate", default=60, min=1, max=1000,
+                      description="Simulation steps per second (Hz)")
+    bake: BoolProperty(name="Bake to Capsule", default=False,
+                       description="Key the first walk's foot positions on a capsule")
+    capsule: StringProperty(name="Capsule",
+                            description="Capsule to bake on (empty: the active or first one)")
+
+    @classmethod
+    def poll(cls, context):
+        return _walk_poll(cls, context)
+
+    def _bake_target(self, context):
+        if self.capsule:
+            ob = context.scene.objects.get(self.capsule)
+            if ob is None or ob.capsule_collision.role != "CAPSULE":
+                raise ValueError(f"capsule {self.capsule!r} is not a capsule of this scene")
+            return ob
+        caps = operators.capsule_objects(context)
+        if not caps:
+            raise ValueError("nothing to bake on: add a capsule first")
+        active = context.active_object
+        return active if active in caps else caps[0]
+
+    def run(self, context):
+        operators.leave_edit_mode(context)
+        scene = context.scene
+        paths = path_objects(context)
+        if not paths:
+            raise ValueError("no path: select a curve or a mesh polyline with the role Path")
+        settings = operators.controller_settings(context)
+        level, depsgraph = operators.level_of(context)
+        scale = level.unit_scale
+        bake_on = self._bake_target(context) if self.bake else None
+        points = [scene_data.path_points(ob, depsgraph, scale) for ob in paths]
+        with operators.Progress(context, 2) as progress:
+            reports = core.walkthrough_many(level.mesh, points, settings, dt=1.0 / self.rate)
+            progress.update(1)
+        coll = results.results_collection(scene)
+        rows, n_events, met, expected = [], 0, 0, 0
+        for ob, report in zip(paths, reports):
+            _remove_previous(ob.name)
+            _trace_object(scene, coll, ob.name, report, scale)
+            verdict = _expectation_met(ob, report)
+            expected += verdict is not None
+            met += bool(verdict)
+            goal = "reached the goal" if report.reached_goal else "did not reach the goal"
+            exp = ("" if verdict is None else
+                   f" (expected {ob.capsule_collision.expect_walk}: "
+                   f"{'met' if verdict else 'NOT met'})")
+            rows.append({"kind": "WALK", "capsule": ob.name, "stamp": level.stamp,
+                         "label": f"{ob.name}: {goal} in {report.duration:.2f} s, "
+                                  f"{len(report.events)} events{exp}",
+                         "time": float(report.duration),
+                         "position": tuple(np.asarray(report.trace[-1]) / scale)})
+            for event in report.events:
+                if event.kind == "reached_goal":
+                    continue
+                n_events += 1
+                _marker(coll, ob.name, event, level, scale, settings.radius / scale)
+                name, face = _event_source(level, event.triangle)
+                value = "" if event.value is None else (
+                    f" {VALUE_NAMES.get(event.kind, 'value')} {event.value:.3g}"
+                    f"{VALUE_UNITS.get(event.kind, '')}")
+                rows.append({
+                    "kind": "WALK", "capsule": ob.name, "object": name,
+                    "label": f"{ob.name}: {event.kind} at {event.time:.2f} s{value}"
+                             + (f" on {name}" if name else ""),
+                    "face_count": 1 if name else 0,
+                    "value": 0.0 if event.value is None else float(event.value),
+                    "faces": [face] if face >= 0 else [], "unmapped": int(bool(name)
+                                                                          and face < 0),
+                    "time": float(event.time), "stamp": level.stamp,
+                    "position": tuple(np.asarray(event.position, float) / scale)})
+        if bake_on is not None:
+            bake_walk(scene, bake_on, paths[0].name, reports[0], scale)
+        results.replace_rows(scene, {"WALK"}, rows, owners={ob.name for ob in paths})
+        reached = sum(bool(r.reached_goal) for r in reports)
+        message = f"Walked {len(paths)} paths: {reached} reached the goal, {n_events} events"
+        if expected:
+            message += f", {met} of {expected} expectations met"
+        if bake_on is not None:
+            message += f"; baked {paths[0].name} on {bake_on.name}"
+        if expected and met < expected:
+            return "WARNING", message
+        return message
+
+
+class CAPSULE_COLLISION_OT_compare_frame_rates(operators.CheckOperator, bpy.types.Operator):
+    """Walk the active path at 30, 60 and 120 Hz and report verdicts that differ"""
+
+    bl_idname = "capsule_collision.compare_frame_rates"
+    bl_label = "Compare Frame Rates"
+    bl_options = operators.UNDO
+
+    @classmethod
+    def poll(cls, context):
+        return _walk_poll(cls, context)
+
+    def run(self, context):
+        operators.leave_edit_mode(context)
+        paths = path_objects(context)
+        active = context.active_object
+        path = active if active in paths else (paths[0] if paths else None)
+        if path is None:
+            raise ValueError("no path: select a curve or a mesh polyline with the role Path")
+        settings = operators.controller_settings(context)
+        level, depsgraph = operators.level_of(context)
+        points = scene_data.path_points(path, depsgraph, level.unit_scale)
+        with operators.Progress(context, 2) as progress:
+            rep = core.compare_frame_rates(level.mesh, points, settings, rates=FRAME_RATES)
+            progress.update(1)
+        data = rep.to_dict()
+        data["path"] = path.name
+        context.scene.capsule_collision.frame_rate_report = json.dumps(data)
+        hz = "/".join(str(r) for r in FRAME_RATES)
+        if rep.consistent:
+            return f"{path.name}: the same verdicts at {hz} Hz"
+        parts = []
+        for d in rep.differences:
+            what = d.get("kind", d["what"])
+            parts.append(f"{what} at {d['present_at']} Hz, not at {d['absent_at']} Hz"
+                         if d["absent_at"] else f"{what} moves {d.get('spread', 0):.2f} m")
+        return "WARNING", f"{path.name}: verdicts differ between {hz} Hz: " + "; ".join(parts)
+
+
+classes = (CAPSULE_COLLISION_OT_walkthrough, CAPSULE_COLLISION_OT_compare_frame_rates)

@@ -1,0 +1,262 @@
+"""Writing results back into the scene: face attributes, result rows, the results collection.
+
+Operators compute everything first (``core`` on the level's arrays) and only then call these
+functions, so an error leaves the scene unchanged. Every result lives in the .blend:
+attributes on the ORIGINAL meshes, rows on ``scene.capsule_collision.results``, objects in the
+"Capsule Collision Results" collection.
+"""
+
+import bpy
+import numpy as np
+
+from . import properties, scene_data
+
+RESULTS_COLLECTION = scene_data.RESULTS_COLLECTION  # "Capsule Collision Results"
+
+# Face attributes the extension writes (BOOLEAN FACE unless said), by result kind.
+PENETRATION_ATTRIBUTE = "capsule_penetration"
+WALKABILITY_ATTRIBUTE = "walkability"  # INT8 FACE, core codes (-1: no triangle maps there)
+WALKABILITY_COLOR_ATTRIBUTE = "walkability_color"  # BYTE_COLOR CORNER
+AUDIT_ATTRIBUTES = {
+    "STAND": "cc_cannot_stand",
+    "STAIRS": "cc_stair_problem",
+    "HEADROOM": "cc_low_headroom",
+    "LEDGE": "cc_ledge",
+}
+ALL_ATTRIBUTES = ((PENETRATION_ATTRIBUTE, WALKABILITY_ATTRIBUTE, WALKABILITY_COLOR_ATTRIBUTE)
+                  + tuple(AUDIT_ATTRIBUTES.values()))
+UNKNOWN_WALKABILITY = -1  # INT8 code of an original face no evaluated triangle maps back to
+
+# RGBA per core walkability code (WALKABLE, STEEP, WALL, CEILING), then unknown.
+WALKABILITY_COLORS = np.array([
+    (0.20, 0.75, 0.25, 1.0),  # walkable: green
+    (0.95, 0.60, 0.10, 1.0),  # steep: orange
+    (0.45, 0.50, 0.60, 1.0),  # wall: blue-grey
+    (0.60, 0.25, 0.70, 1.0),  # ceiling: purple
+    (0.30, 0.30, 0.30, 1.0),  # unknown (face made only by modifiers): dark grey
+], np.float32)
+
+BAKE_TAG = "capsule_collision_bake"  # custom property on actions the walk bake creates
+
+
+# ---------------------------------------------------------------- level -> objects
+
+def object_for(name):
+    """The Blender object a level object name refers to: ``"<instancer>/<object>"`` names an
+    instanced object (its mesh data is shared by every instance); None if gone."""
+    ob = bpy.data.objects.get(name)
+    if ob is not None:
+        return ob
+    parts = name.split("/")
+    for i in range(1, len(parts)):  # instancer names may themselves contain "/"
+        ob = bpy.data.objects.get("/".join(parts[i:]))
+        if ob is not None:
+            return ob
+    return None
+
+
+def group_triangles(level, tris):
+    """Triangles of the level grouped by source object.
+
+    tris : (K,) int indices into ``level.mesh``. Returns a list of
+    ``(object index, original faces (unique, sorted int32), unmapped evaluated face count,
+    triangle indices of that object)`` in object order.
+    """
+    tris = np.asarray(tris, np.int64)
+    out = []
+    if not tris.size:
+        return out
+    obj = level.tri_object[tris]
+    order = np.argsort(obj, kind="stable")
+    tris, obj = tris[order], obj[order]
+    cuts = np.flatnonzero(np.diff(obj)) + 1
+    for part in np.split(np.arange(tris.size), cuts):
+        t = tris[part]
+        orig = level.tri_orig_face[t]
+        mapped = np.unique(orig[orig >= 0]).astype(np.int32)
+        unmapped = np.unique(level.tri_face[t][orig < 0]).size
+        out.append((int(obj[part[0]]), mapped, int(unmapped), t))
+    return out
+
+
+def mesh_objects_of_level(level):
+    """{mesh datablock name: object} for every level object with editable mesh data."""
+    out = {}
+    for name in level.objects:
+        ob = object_for(name)
+        if ob is not None and ob.type == "MESH" and ob.data.library is None:
+            out.setdefault(ob.data.name, ob)
+    return out
+
+
+# ---------------------------------------------------------------- face attributes
+
+def _face_attribute(mesh, name, data_type):
+    attr = mesh.attributes.get(name)
+    if attr is not None and (attr.domain != "FACE" or attr.data_type != data_type):
+        mesh.attributes.remove(attr)
+        attr = None
+    if attr is None:
+        attr = mesh.attributes.new(name, data_type, "FACE")
+    return attr
+
+
+def write_face_flags(level, name, faces_by_mesh):
+    """BOOLEAN FACE attribute ``name`` on every level mesh: True exactly on the given faces.
+
+    faces_by_mesh : {mesh name: (K,) original face indices}. Meshes of the level not named
+    are written all False, so the attribute always says what the last check found.
+    Returns the number of meshes written.
+    """
+    meshes = mesh_objects_of_level(level)
+    for mesh_name, ob in meshes.items():
+        me = ob.data
+        flags = np.zeros(len(me.polygons), bool)
+        faces = faces_by_mesh.get(mesh_name)
+        if faces is not None and len(faces):
+            faces = np.asarray(faces)
+            flags[faces[faces < flags.size]] = True
+        _face_attribute(me, name, "BOOLEAN").data.foreach_set("value", flags)
+        me.update()
+    return len(meshes)
+
+
+def faces_of_rows(scene, kind):
+    """{mesh name: original faces} over every row of ``kind`` (the attribute's content)."""
+    out = {}
+    for row in scene.capsule_collision.results:
+        if row.kind != kind or not row.faces:
+            continue
+        ob = bpy.data.objects.get(row.object)
+        if ob is None or ob.type != "MESH":
+            continue
+        faces = properties.decode_faces(row.faces)
+        out[ob.data.name] = np.union1d(out.get(ob.data.name, np.empty(0, np.int32)), faces)
+    return out
+
+
+def read_face_flags(mesh, name):
+    """(F,) bool values of a BOOLEAN FACE attribute (all False when absent)."""
+    attr = mesh.attributes.get(name)
+    out = np.zeros(len(mesh.polygons), bool)
+    if attr is not None:
+        attr.data.foreach_get("value", out)
+    return out
+
+
+def write_walkability(level, codes):
+    """INT8 FACE ``walkability`` and BYTE_COLOR CORNER ``walkability_color`` on every level
+    mesh from per-triangle ``codes``. A face gets the largest code of its triangles (walkable
+    only when all its triangles are); faces no triangle maps to get UNKNOWN_WALKABILITY."""
+    meshes = mesh_objects_of_level(level)
+    names = {}  # mesh name -> level object indices using it (linked duplicates, instances)
+    for k, n in enumerate(level.objects):
+        ob = object_for(n)
+        if ob is not None and ob.type == "MESH":
+            names.setdefault(ob.data.name, []).append(k)
+    for mesh_name, ob in meshes.items():
+        me = ob.data
+        n_faces = len(me.polygons)
+        face_code = np.full(n_faces, UNKNOWN_WALKABILITY, np.int8)
+        sel = np.isin(level.tri_object, names[mesh_name]) & (level.tri_orig_face >= 0)
+        sel &= level.tri_orig_face < n_faces
+        np.maximum.at(face_code, level.tri_orig_face[sel], codes[sel].astype(np.int8))
+        _face_attribute(me, WALKABILITY_ATTRIBUTE, "INT8").data.foreach_set("value", face_code)
+        loop_total = np.empty(n_faces, np.int32)
+        me.polygons.foreach_get("loop_total", loop_total)
+        corner_code = np.repeat(face_code, loop_total)
+        colors = WALKABILITY_COLORS[np.where(corner_code < 0, 4, corner_code)]
+        col = me.color_attributes.get(WALKABILITY_COLOR_ATTRIBUTE)
+        if col is not None and (col.domain != "CORNER" or col.data_type != "BYTE_COLOR"):
+            me.color_attributes.remove(col)
+            col = None
+        if col is None:
+            col = me.color_attributes.new(WALKABILITY_COLOR_ATTRIBUTE, "BYTE_COLOR", "CORNER")
+        col.data.foreach_set("color", colors.ravel())
+        me.color_attributes.active_color_name = WALKABILITY_COLOR_ATTRIBUTE
+        me.update()
+    return len(meshes)
+
+
+def remove_attributes(names=ALL_ATTRIBUTES):
+    """Remove the extension's attributes from every local mesh; returns how many removed."""
+    removed = 0
+    for me in bpy.data.meshes:
+        if me.library is not None:
+            continue
+        for name in names:
+            attr = me.attributes.get(name)
+            if attr is not None:
+                me.attributes.remove(attr)
+                removed += 1
+    return removed
+
+
+# ---------------------------------------------------------------- rows
+
+def replace_rows(scene, kinds, rows, owners=None):
+    """Drop the scene's rows of ``kinds`` and append ``rows`` (dicts of row fields).
+
+    owners : capsule / path names whose rows are replaced (None: every row of ``kinds``);
+    rows of other capsules or paths stay, e.g. when only the selected capsules were checked.
+    """
+    s = scene.capsule_collision
+    for i in reversed(range(len(s.results))):
+        row = s.results[i]
+        if row.kind in kinds and (owners is None or row.capsule in owners):
+            s.results.remove(i)
+    for values in rows:
+        row = s.results.add()
+        for key, value in values.items():
+            if key == "faces":
+                row.faces = properties.encode_faces(value)
+            else:
+                setattr(row, key, value)
+    s.results_index = min(s.results_index, len(s.results) - 1)
+
+
+def object_rows(level, kind, label, owner, groups, values=None):
+    """Result rows for ``group_triangles`` output: one per object.
+
+    values : optional (K,) metres aligned with the grouped ``tris`` argument, the row value
+    is taken by ``label`` (a callable (object name, faces, unmapped, tri) -> (label, value)).
+    """
+    rows = []
+    for obj_index, faces, unmapped, tris in groups:
+        name = level.objects[obj_index]
+        text, value = label(name, faces, unmapped, tris)
+        ob = object_for(name)
+        rows.append({"kind": kind, "label": text, "capsule": owner,
+                     "object": ob.name if ob is not None else name,
+                     "face_count": int(faces.size + unmapped), "value": float(value),
+                     "faces": faces, "unmapped": int(unmapped), "stamp": level.stamp})
+    return rows
+
+
+# ---------------------------------------------------------------- results collection
+
+def results_collection(scene, create=True):
+    """The "Capsule Collision Results" collection linked to ``scene`` (created if asked)."""
+    coll = bpy.data.collections.get(RESULTS_COLLECTION)
+    if coll is None and create:
+        coll = bpy.data.collections.new(RESULTS_COLLECTION)
+    if coll is not None and create and coll.name not in scene.collection.children:
+        scene.collection.children.link(coll)
+    return coll
+
+
+def remove_object(ob):
+    """Remove a result object and its data block when nothing else uses it."""
+    data = ob.data
+    bpy.data.objects.remove(ob, do_unlink=True)
+    if data is not None and data.users == 0:
+        if isinstance(data, bpy.types.Mesh):
+            bpy.data.meshes.remove(data)
+        elif isinstance(data, bpy.types.Curve):
+            bpy.data.curves.remove(data)
+
+
+def result_objects():
+    """Every object the extension created (role TRACE or MARKER), wherever it is linked."""
+    return [ob for ob in bpy.data.objects
+            if ob.library is None and ob.capsule_collision.role in ("TRACE", "MARKER")]

@@ -1,0 +1,132 @@
+"""Blender scenes for the operator tests (tests/test_addon_ops*.py), built from numpy.
+
+Every builder takes the ``bpy`` module and returns the objects it made. Lengths are in Blender
+units; tests set ``scene.unit_settings.scale_length`` for centimetre scenes.
+"""
+
+import math
+
+import numpy as np
+
+
+def mesh_object(bpy, name, verts, faces, location=(0, 0, 0), rotation=(0, 0, 0),
+                scale=(1, 1, 1), collection=None):
+    """A mesh object from vertex and face lists, linked to ``collection`` (scene default)."""
+    me = bpy.data.meshes.new(name)
+    me.from_pydata([tuple(map(float, v)) for v in verts], [], [tuple(f) for f in faces])
+    me.update()
+    ob = bpy.data.objects.new(name, me)
+    ob.location = location
+    ob.rotation_euler = rotation
+    ob.scale = scale
+    (collection or bpy.context.scene.collection).objects.link(ob)
+    return ob
+
+
+def grid(n, size):
+    """(n+1)^2 vertices and n^2 quads of a square of side ``size`` centred on the origin."""
+    t = np.linspace(-size / 2, size / 2, n + 1)
+    x, y = np.meshgrid(t, t, indexing="xy")
+    verts = np.stack([x.ravel(), y.ravel(), np.zeros(x.size)], axis=1)
+    idx = np.arange((n + 1) ** 2).reshape(n + 1, n + 1)
+    faces = np.stack([idx[:-1, :-1], idx[:-1, 1:], idx[1:, 1:], idx[1:, :-1]], -1)
+    return verts, faces.reshape(-1, 4)
+
+
+def box(size=(1, 1, 1)):
+    """Vertices and 6 outward quads of an axis-aligned box with its centre at the origin."""
+    sx, sy, sz = (s / 2 for s in size)
+    verts = [(-sx, -sy, -sz), (sx, -sy, -sz), (sx, sy, -sz), (-sx, sy, -sz),
+             (-sx, -sy, sz), (sx, -sy, sz), (sx, sy, sz), (-sx, sy, sz)]
+    faces = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6),
+             (3, 0, 4, 7)]
+    return verts, faces
+
+
+def capsule(bpy, name, location, radius=0.35, height=1.8, rotation=(0, 0, 0)):
+    """A capsule Empty (role CAPSULE) with its foot at ``location``."""
+    ob = bpy.data.objects.new(name, None)
+    ob.location = location
+    ob.rotation_euler = rotation
+    st = ob.capsule_collision
+    st.role = "CAPSULE"
+    st.radius = radius
+    st.height = height
+    bpy.context.scene.collection.objects.link(ob)
+    return ob
+
+
+def floor_and_wall(bpy, unit=1.0):
+    """A 10 x 10 floor of 10 x 10 quads and a wall box at x = 2 (lengths times ``unit``)."""
+    v, f = grid(10, 10.0 * unit)
+    floor = mesh_object(bpy, "Floor", v, f)
+    v, f = box((0.5 * unit, 4.0 * unit, 3.0 * unit))
+    wall = mesh_object(bpy, "Wall", v, f, location=(2.0 * unit, 0, 1.5 * unit))
+    return floor, wall
+
+
+def transformed_level(bpy):
+    """A rotated + scaled ramp, a negatively scaled box and a tilted wall.
+
+    The negative-scale box would show its floor as a ceiling if the winding were not flipped.
+    """
+    v, f = grid(4, 4.0)
+    ramp = mesh_object(bpy, "Ramp", v, f, location=(0, 0, 0),
+                       rotation=(math.radians(20), 0, math.radians(30)), scale=(1.5, 1.0, 1.0))
+    v, f = box((2.0, 2.0, 0.5))
+    flipped = mesh_object(bpy, "Flipped", v, f, location=(5.0, 0, 0.25),
+                          scale=(-1.0, 1.0, 1.0))
+    v, f = box((0.3, 3.0, 2.5))
+    tilted = mesh_object(bpy, "Tilted", v, f, location=(-3.0, 0.5, 1.2),
+                         rotation=(0, math.radians(10), math.radians(45)), scale=(1, 2, 1))
+    return ramp, flipped, tilted
+
+
+def array_stairs(bpy, count=6, rise=0.2, run=0.4):
+    """One step box with an ARRAY modifier (constant offset) making ``count`` steps."""
+    v, f = box((run, 2.0, rise))
+    step = mesh_object(bpy, "Stairs", v, f, location=(0, 0, rise / 2))
+    mod = step.modifiers.new("Array", "ARRAY")
+    mod.count = count
+    mod.use_relative_offset = False
+    mod.use_constant_offset = True
+    mod.constant_offset_displace = (run, 0.0, rise)
+    return step
+
+
+def collection_instance(bpy, location=(4.0, 0.0, 0.0)):
+    """A box in a collection that is not in the scene, instanced by an Empty at ``location``."""
+    coll = bpy.data.collections.new("Props")
+    v, f = box((1.0, 1.0, 1.0))
+    mesh_object(bpy, "Crate", v, f, location=(0, 0, 0.5), collection=coll)
+    inst = bpy.data.objects.new("CrateInstance", None)
+    inst.instance_type = "COLLECTION"
+    inst.instance_collection = coll
+    inst.location = location
+    bpy.context.scene.collection.objects.link(inst)
+    return inst
+
+
+def polyline(bpy, name, points):
+    """An ordered mesh polyline (vertices joined by edges) with role PATH."""
+    me = bpy.data.meshes.new(name)
+    me.from_pydata([tuple(map(float, p)) for p in points],
+                   [(i, i + 1) for i in range(len(points) - 1)], [])
+    ob = bpy.data.objects.new(name, me)
+    ob.capsule_collision.role = "PATH"
+    bpy.context.scene.collection.objects.link(ob)
+    return ob
+
+
+def poly_curve(bpy, name, points):
+    """A POLY curve through ``points`` (role PATH)."""
+    cu = bpy.data.curves.new(name, "CURVE")
+    cu.dimensions = "3D"
+    sp = cu.splines.new("POLY")
+    sp.points.add(len(points) - 1)
+    for p, co in zip(sp.points, points):
+        p.co = (*map(float, co), 1.0)
+    ob = bpy.data.objects.new(name, cu)
+    ob.capsule_collision.role = "PATH"
+    bpy.context.scene.collection.objects.link(ob)
+    return ob
