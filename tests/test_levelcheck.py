@@ -389,6 +389,17 @@ def test_todays_spec_format_and_save_blend(tmp_path, addon, capfd):
     assert level["capsules"][0]["deepest_m"] == pytest.approx(0.1, abs=1e-6)  # Y-up -> Z-up
     assert level["walks"][0]["verdict"] == "reached_goal"
     assert sorted(os.listdir(out)) == ["floor.levelcheck.blend", "junit.xml", "report.json"]
+    import bpy  # noqa: PLC0415
+
+    bpy.ops.wm.open_mainfile(filepath=str(out / "floor.levelcheck.blend"))
+    floor = bpy.data.objects["Floor"].data
+    flags = np.zeros(len(floor.polygons), bool)
+    floor.attributes["capsule_penetration"].data.foreach_get("value", flags)
+    assert flags.all()  # the sunk capsule penetrates the floor's only face
+    assert bpy.data.objects["sunk"].capsule_collision.role == "CAPSULE"
+    assert bpy.context.scene.capsule_collision.step_height == pytest.approx(0.3)
+    traces = [o for o in bpy.data.objects if o.capsule_collision.role == "TRACE"]
+    assert len(traces) == 1  # the walk along "across"
 
 
 def test_collection_source_ignores_meshes_outside_it(tmp_path, addon, capfd):

@@ -113,7 +113,9 @@ def _parser():
                    help="combine the report.json of shard output folders into one report")
     p.add_argument("--baseline", help="a previous report.json: fail only on findings new "
                                       "since it")
-    p.add_argument("--save-blend", action="store_true", help="also save the annotated level")
+    p.add_argument("--save-blend", action="store_true",
+                   help="also save the level annotated by the extension's operators (face "
+                        "attributes, traces, markers) as <level>.levelcheck.blend")
     p.add_argument("--no-png", action="store_true", help="skip rendering report.png")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--only", help=argparse.SUPPRESS)  # internal: indices for --jobs workers
@@ -512,7 +514,13 @@ def check_one(bpy, level: Level, job: Job, work_dir: str, say, png_name: str | N
     report["timings_s"] = {"load": round(t1 - t0, 4), "read_level": round(t2 - t1, 4),
                            **report["timings_s"]}
     outputs = {}
-    if job.png or job.save_blend:
+    if job.save_blend:  # before the picture's objects are added
+        say(f"level {level.display}: annotating with the extension's operators")
+        levelcheck_scene.annotate(bpy, scene, settings, res.capsules, res.paths, say)
+        tmp = os.path.join(work_dir, f"{level.index}.blend")
+        levelcheck_scene.save_blend(bpy, tmp)
+        outputs[f"{_stem(level)}.levelcheck.blend"] = tmp
+    if job.png:
         import levelcheck_render  # noqa: PLC0415
 
         caps = [(c.capsule, verdicts.capsule_finding(c, v) is not None)
@@ -524,17 +532,12 @@ def check_one(bpy, level: Level, job: Job, work_dir: str, say, png_name: str | N
         title = f"{name}: {n} finding{'s' if n != 1 else ''}"
         levelcheck_render.build_view(bpy, scene, geometry.mesh, res.walkability,
                                      res.finding_triangles, caps, walks, title)
-        if job.png:
-            say(f"level {level.display}: rendering")
-            tmp = os.path.join(work_dir, f"{level.index}.png")
-            t3 = time.perf_counter()
-            levelcheck_render.render(bpy, scene, tmp)
-            report["timings_s"]["render"] = round(time.perf_counter() - t3, 4)
-            outputs[png_name] = tmp
-        if job.save_blend:
-            tmp = os.path.join(work_dir, f"{level.index}.blend")
-            levelcheck_scene.save_blend(bpy, tmp)
-            outputs[f"{_stem(level)}.levelcheck.blend"] = tmp
+        say(f"level {level.display}: rendering")
+        tmp = os.path.join(work_dir, f"{level.index}.png")
+        t3 = time.perf_counter()
+        levelcheck_render.render(bpy, scene, tmp)
+        report["timings_s"]["render"] = round(time.perf_counter() - t3, 4)
+        outputs[png_name] = tmp
     return report, outputs
 
 
