@@ -277,7 +277,7 @@ def test_a_level_without_collision_meshes_exits_2(tmp_path, addon, capfd):
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
     rc = levelcheck.main([str(blend), "--out", str(tmp_path / "out"), "--no-png"])
     err = capfd.readouterr().err.strip().splitlines()
-    assert rc == 2 and "no collision meshes" in err[-1]
+    assert rc == 2 and f"level {blend}: no collision meshes" in err[-1]
     assert not (tmp_path / "out").exists()
 
 

@@ -41,6 +41,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 
@@ -556,7 +557,12 @@ def run_levels(job: Job, many: bool, work_dir: str) -> tuple[list, dict]:
     with _blender_output(job.quiet):
         bpy, _ = blender_session.start()
         for level in job.levels:
-            report, out = check_one(bpy, level, job, work_dir, say, _png_name(level, many))
+            try:
+                report, out = check_one(bpy, level, job, work_dir, say, _png_name(level, many))
+            except ValueError as exc:  # LevelError, or core on the level's data: name the level
+                text = str(exc)
+                named = level.path is not None and os.path.abspath(level.path) in text
+                raise UsageError(text if named else f"level {level.display}: {text}") from None
             reports.append(report)
             outputs.update(out)
     return reports, outputs
@@ -573,16 +579,19 @@ def run_parallel(argv, job: Job, n_jobs: int, work_dir: str) -> tuple[list, dict
         sub_out = os.path.join(work_dir, f"job{k}")
         cmd = [sys.executable, os.path.abspath(__file__), *_strip(argv), "--out", sub_out,
                "--only", ",".join(map(str, share)), "--jobs", "1"]
-        procs.append((sub_out, subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
-                                                stderr=subprocess.PIPE, text=True)))
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        errors: list = []
+        relay = threading.Thread(target=_relay, args=(proc.stderr, job.quiet, errors),
+                                 daemon=True)
+        relay.start()
+        procs.append((sub_out, proc, relay, errors))
     reports, outputs = [], {}
-    for sub_out, proc in procs:
-        _out, err = proc.communicate()
-        if not job.quiet and err:
-            sys.stderr.write(err)
+    for sub_out, proc, relay, errors in procs:
+        proc.wait()
+        relay.join()
         if proc.returncode not in (0, 1):
-            lines = [ln for ln in err.splitlines() if ln.startswith("levelcheck: error")]
-            raise UsageError(lines[-1].split("levelcheck: error: ", 1)[-1] if lines
+            raise UsageError(errors[-1] if errors
                              else f"a --jobs worker failed with exit status {proc.returncode}")
         doc = _read_json(os.path.join(sub_out, "report.json"), "worker report")
         reports.extend(doc["levels"])
@@ -590,6 +599,16 @@ def run_parallel(argv, job: Job, n_jobs: int, work_dir: str) -> tuple[list, dict
             if name not in ("report.json", "junit.xml"):
                 outputs[name] = os.path.join(sub_out, name)
     return reports, outputs
+
+
+def _relay(stream, quiet, errors):
+    """Pass a worker's progress lines on to stderr as they come; keep its error lines."""
+    for line in stream:
+        if line.startswith("levelcheck: error: "):
+            errors.append(line.rstrip("\n").split("levelcheck: error: ", 1)[1])
+        elif not quiet:
+            sys.stderr.write(line)
+            sys.stderr.flush()
 
 
 def _strip(argv):
