@@ -85,7 +85,9 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser():
     p = _Parser(prog="levelcheck", description=__doc__.split("\n\n")[0],
-                formatter_class=argparse.RawDescriptionHelpFormatter)
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="exit status: 0 every check passed, 1 findings, 2 usage or input error. "
+                       "Outputs: report.json (schema/report.schema.json), junit.xml, report.png.")
     p.add_argument("levels", nargs="*", metavar="LEVEL",
                    help="level files (.blend .glb .gltf .obj .fbx, or a JSON spec); none: the "
                         "bundled sample level")
