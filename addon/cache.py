@@ -6,9 +6,10 @@ the membership of the collision source changes. A ``depsgraph_update_post`` hand
 
 * an update of an Object or Mesh that the cached level was read from (or of an instancer of
   it) with ``is_updated_transform`` or ``is_updated_geometry`` marks the cache *suspect*;
-* any update of a Scene or Collection (objects added, removed, linked, hidden, the source
-  setting changed), or of a mesh object or instancer not in the level (it may have just been
-  shown or renamed into a naming convention) marks it suspect too;
+* an update of a Scene or Collection (selection, hide, link, unlink, a setting), or of a
+  mesh object or instancer not in the level (shown, renamed into a naming convention),
+  recomputes ``scene_data.membership`` (names and visibility, no mesh data) and marks the
+  cache suspect only when it differs: selecting an object costs no re-read;
 * anything else (a capsule, an Empty, a path, a camera moving) is ignored: moving a capsule
   never rebuilds the level.
 
@@ -41,6 +42,7 @@ class _Entry:
     digest: bytes  # content digest of those parts
     sources: set = field(default_factory=set)  # original object / mesh names it depends on
     fingerprints: dict = field(default_factory=dict)  # object name -> fingerprint()
+    membership: tuple = ()  # scene_data.membership() when read
     suspect: bool = False
 
 
@@ -51,6 +53,13 @@ stats = {"builds": 0, "rereads": 0}  # counters for tests and the benchmark
 def clear() -> None:
     """Forget every cached level (file loaded, extension disabled)."""
     _entries.clear()
+
+
+def mark_suspect() -> None:
+    """Re-check every cached level on next use (after undo/redo: the restored data may differ
+    from what the update stream said); a re-read equal to the cache keeps the built mesh."""
+    for entry in _entries.values():
+        entry.suspect = True
 
 
 def _parts_key(parts) -> tuple:
@@ -110,11 +119,13 @@ def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
         entry.suspect = False
         entry.sources = _sources(parts)
         entry.fingerprints = _fingerprints(parts, depsgraph)
+        entry.membership = scene_data.membership(scene, depsgraph)
         return entry.level
     level = scene_data.level_from_parts(parts, unit, digest)
     stats["builds"] += 1
     _entries[scene.name] = _Entry(level, key, digest, _sources(parts),
-                                  _fingerprints(parts, depsgraph))
+                                  _fingerprints(parts, depsgraph),
+                                  scene_data.membership(scene, depsgraph))
     return level
 
 
@@ -134,18 +145,23 @@ def note_updates(scene, depsgraph) -> bool:
     entry = _entries.get(scene.name)
     if entry is None or entry.suspect:
         return False
+    check_membership = False
     for update in depsgraph.updates:
-        if not affects_level(update, entry.sources):
-            continue
-        if _unchanged(update, entry, depsgraph):
-            continue  # e.g. a result attribute written onto a wall: same positions
+        kind = update_kind(update, entry.sources)
+        if kind == MEMBERSHIP:
+            check_membership = True
+        elif kind == CONTENT and not _unchanged(update, entry, depsgraph):
+            entry.suspect = True
+            return True
+    if check_membership and scene_data.membership(scene, depsgraph) != entry.membership:
         entry.suspect = True
         return True
     return False
 
 
 def _unchanged(update, entry, depsgraph) -> bool:
-    """A flagged update of a level object whose matrix, positions and corners are the same."""
+    """A flagged update of a level object whose matrix, positions and corners are the same
+    (e.g. a result attribute written onto a wall)."""
     orig = getattr(update.id, "original", update.id)
     if isinstance(orig, bpy.types.Object):
         fp = entry.fingerprints.get(orig.name)
@@ -158,22 +174,27 @@ def _unchanged(update, entry, depsgraph) -> bool:
     return False
 
 
-def affects_level(update, sources) -> bool:
-    """Whether one depsgraph update can change a level read from ``sources`` (names)."""
+IGNORE, MEMBERSHIP, CONTENT = "ignore", "membership", "content"
+
+
+def update_kind(update, sources) -> str:
+    """What one depsgraph update may change of a level read from ``sources`` (names):
+    CONTENT (a level object's geometry or transform), MEMBERSHIP (which objects are read:
+    a Scene or Collection update such as a selection, hide, link or setting change, or any
+    update of a mesh or instancer not in the level, e.g. a rename), or IGNORE."""
     idb = update.id
     if isinstance(idb, (bpy.types.Scene, bpy.types.Collection)):
-        # membership: objects added, removed, linked, hidden (a hide is an unflagged Scene
-        # update), or the collision-source setting changed
-        return True
+        return MEMBERSHIP
     orig = getattr(idb, "original", idb)
     if isinstance(orig, bpy.types.Object):
         if orig.name in sources:
-            return bool(update.is_updated_transform or update.is_updated_geometry)
+            flagged = update.is_updated_transform or update.is_updated_geometry
+            return CONTENT if flagged else IGNORE
         if scene_data.role_of(orig) != "NONE":
-            return False  # a capsule, path, trace or marker: never collision
-        # a mesh or instancer not in the level may have just joined it (shown, renamed
-        # into a naming convention: an unflagged update)
-        return orig.type == "MESH" or orig.instance_type != "NONE"
-    if isinstance(orig, bpy.types.Mesh):
-        return orig.name in sources and bool(update.is_updated_geometry)
-    return False
+            return IGNORE  # a capsule, path, trace or marker: never collision
+        if orig.type == "MESH" or orig.instance_type != "NONE":
+            return MEMBERSHIP
+        return IGNORE
+    if isinstance(orig, bpy.types.Mesh) and orig.name in sources:
+        return CONTENT if update.is_updated_geometry else IGNORE
+    return IGNORE

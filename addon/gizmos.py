@@ -98,19 +98,28 @@ class CAPSULE_COLLISION_GT_capsule(bpy.types.Gizmo):
             self.draw_custom_shape(self.custom_shape, select_id=select_id)
 
 
-def _handle(name: str, prop: str):
+def size_handlers(name: str, prop: str):
     """get/set for an arrow gizmo bound to capsule ``name``'s ``prop`` (looked up each call:
-    no property-group reference outlives an undo)."""
+    no property-group reference outlives an undo). The arrow shows the size as drawn (object
+    scale applied, ``capsule_size``) and writes the property back without the scale."""
+    index = 0 if prop == "radius" else 1
+
+    def scale_of(ob):
+        pg = ob.capsule_collision
+        stored = float(getattr(pg, prop))
+        shown = capsule_size(ob)[index]
+        return shown / stored if stored > 0.0 else 1.0
 
     def get():
         ob = bpy.data.objects.get(name)
-        return float(getattr(ob.capsule_collision, prop)) if ob is not None else 0.0
+        return capsule_size(ob)[index] if ob is not None else 0.0
 
     def set_(value):
         ob = bpy.data.objects.get(name)
         if ob is None:
             return
         pg = ob.capsule_collision
+        value = value / scale_of(ob) if scale_of(ob) > 0.0 else value
         if prop == "radius":
             value = min(max(value, 1e-4), pg.height / 2.0)
         else:
@@ -166,7 +175,7 @@ class CAPSULE_COLLISION_GGT_capsules(bpy.types.GizmoGroup):
         if name != self.bound:
             if name is not None:
                 for gz, prop in ((self.radius_arrow, "radius"), (self.height_arrow, "height")):
-                    get, set_ = _handle(name, prop)
+                    get, set_ = size_handlers(name, prop)
                     gz.target_set_handler("offset", get=get, set=set_)
             self.bound = name
         self.radius_arrow.hide = self.height_arrow.hide = name is None

@@ -55,6 +55,7 @@ MARKER_SIZE = 0.15  # Blender units: half-length of an event cross's arms
 # Penetrated/walkability faces are drawn this far (Blender units) in front of their surface,
 # so the depth test keeps them visible over the mesh without z-fighting at 1-100 m views.
 SURFACE_LIFT = 0.002
+LINE_WIDTH_PX = 2.5  # capsule outlines, traces and markers: readable over a busy level
 
 
 @dataclass
@@ -275,7 +276,8 @@ class _Batches:
     def __init__(self):
         self.light = None  # (capsules, traces, events) batches
         self.heavy: dict[str, tuple] = {}  # layer -> (key, batch)
-        self.dirty = True
+        self.dirty = True  # light layers: rebuilt on any update
+        self.heavy_dirty = True  # face layers: keys re-checked when a non-role object changed
 
 
 _batches = _Batches()
@@ -283,8 +285,20 @@ _handle = None
 
 
 def invalidate(depsgraph=None) -> None:
-    """Mark the overlay for a rebuild at the next draw (cheap: called on every update)."""
+    """Mark the overlay for a rebuild at the next draw (cheap: called on every update).
+
+    With ``depsgraph``, updates that only touch the extension's own objects (a capsule being
+    dragged) leave the face layers alone: their keys are not even recomputed.
+    """
     _batches.dirty = True
+    if depsgraph is None:
+        _batches.heavy_dirty = True
+        return
+    for update in depsgraph.updates:
+        idb = getattr(update.id, "original", update.id)
+        if not isinstance(idb, bpy.types.Object) or scene_data.role_of(idb) == "NONE":
+            _batches.heavy_dirty = True
+            return
 
 
 def _flat_batch(shader, kind, pos, col):
@@ -322,13 +336,15 @@ def draw_scene(scene, depsgraph) -> None:
         return
     flat = gpu.shader.from_builtin("FLAT_COLOR")
     uniform = gpu.shader.from_builtin("UNIFORM_COLOR")
+    lines = gpu.shader.from_builtin("POLYLINE_FLAT_COLOR")  # wide lines (core profile)
     if _batches.dirty or _batches.light is None:
         light = []
         for shown, layer in ((s.show_capsules, lambda: capsule_layer(scene)),
                              (s.show_traces, lambda: trace_layer(scene, depsgraph)),
                              (s.show_events, lambda: event_layer(scene))):
-            light.append(_flat_batch(flat, "LINES", *layer()) if shown else None)
+            light.append(_flat_batch(lines, "LINES", *layer()) if shown else None)
         _batches.light = tuple(light)
+    if _batches.heavy_dirty:
         if s.show_penetration:
             key = layer_key(scene, depsgraph, PENETRATION_ATTRIBUTE)
             key += hashlib.sha1(live_unmapped_triangles(scene).tobytes()).digest()
@@ -338,7 +354,8 @@ def draw_scene(scene, depsgraph) -> None:
             key = layer_key(scene, depsgraph, WALKABILITY_ATTRIBUTE)
             _heavy("walkability", key, lambda: _flat_batch(
                 flat, "TRIS", *walkability_layer(scene, depsgraph)))
-        _batches.dirty = False
+        _batches.heavy_dirty = False
+    _batches.dirty = False
     gpu.state.blend_set("ALPHA")
     gpu.state.depth_test_set("LESS_EQUAL")
     gpu.state.depth_mask_set(False)
@@ -355,10 +372,12 @@ def draw_scene(scene, depsgraph) -> None:
                 uniform.uniform_float("color", RED)
                 batch.draw(uniform)
         gpu.state.depth_test_set("NONE")  # outlines, traces and markers stay visible
+        lines.bind()
+        lines.uniform_float("viewportSize", gpu.state.viewport_get()[2:])
+        lines.uniform_float("lineWidth", LINE_WIDTH_PX)
         for batch in _batches.light:
             if batch is not None:
-                flat.bind()
-                batch.draw(flat)
+                batch.draw(lines)
     finally:
         gpu.state.depth_test_set("NONE")
         gpu.state.depth_mask_set(True)
@@ -385,4 +404,4 @@ def unregister():
         _handle = None
     _batches.light = None
     _batches.heavy.clear()
-    _batches.dirty = True
+    _batches.dirty = _batches.heavy_dirty = True

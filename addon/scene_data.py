@@ -185,6 +185,25 @@ def collision_objects(scene, depsgraph) -> list:
     return out
 
 
+def membership(scene, depsgraph) -> tuple:
+    """What decides which objects the level is read from, without reading any mesh: the
+    source setting, the unit scale, the collision objects, and every visible collection
+    instancer with its collection's objects. Equal tuples, same objects (the cache's check
+    on selection, hide, rename, link and source changes)."""
+    source, coll = _source(scene)
+    try:
+        meshes = tuple(o.name for o in collision_objects(scene, depsgraph))
+    except ValueError as exc:
+        meshes = (str(exc),)
+    instancers = tuple(
+        (ob.name, ob.instance_collection.name,
+         tuple(o.name for o in ob.instance_collection.all_objects))
+        for ob in scene.objects
+        if ob.instance_type == "COLLECTION" and ob.instance_collection is not None
+        and role_of(ob) == "NONE" and ob.visible_get())
+    return (source, getattr(coll, "name", ""), unit_scale_of(scene), meshes, instancers)
+
+
 # ---------------------------------------------------------------- mesh arrays
 def blender_corner_triangles(me) -> tuple[np.ndarray, np.ndarray]:
     """Blender's corner triangles of ``me`` read in bulk: (corners (M, 3) int32 corner

@@ -85,6 +85,31 @@ def test_membership_changes_rebuild(mods, level_scene, bpy_module):
     assert _cached(mods, scene).objects == ("Floor",)
 
 
+def test_selecting_objects_does_not_even_re_read(mods, level_scene, bpy_module):
+    scene, cap = level_scene
+    first = _cached(mods, scene)
+    reads = mods.cache.stats["rereads"]
+    view_layer = bpy_module.context.view_layer
+    for ob in (bpy_module.data.objects["Wall"], cap):
+        ob.select_set(True)
+        view_layer.objects.active = ob
+        _update(bpy_module)  # an unflagged Scene update: membership is checked, unchanged
+        assert mods.cache.peek(bpy_module.context.scene) is first
+    assert mods.cache.stats["rereads"] == reads
+
+
+def test_renaming_into_a_naming_convention_joins_the_level(mods, level_scene, bpy_module):
+    scene, _ = level_scene
+    scene.capsule_collision.collision_source = "NAMING"
+    bpy_module.data.objects["Wall"].name = "Wall_col"
+    _update(bpy_module)
+    first = _cached(mods, scene)
+    assert first.objects == ("Wall_col",)
+    bpy_module.data.objects["Floor"].name = "UCX_Floor"  # an unflagged Object update
+    _update(bpy_module)
+    assert set(_cached(mods, scene).objects) == {"Wall_col", "UCX_Floor"}
+
+
 def test_a_result_attribute_on_a_wall_does_not_rebuild(mods, level_scene, bpy_module):
     scene, _ = level_scene
     first = _cached(mods, scene)
@@ -202,7 +227,24 @@ def test_live_check_works_after_save_and_reload(mods, level_scene, bpy_module, t
     assert _flags(bpy_module.data.objects["Wall"].data).sum() == 1
 
 
+def test_undo_restores_the_cached_level(mods, level_scene, bpy_module):
+    scene, _ = level_scene
+    first = _cached(mods, scene)
+    bpy_module.ops.ed.undo_push(message="before")
+    bpy_module.data.objects["Wall"].location.x = 3.0
+    _update(bpy_module)
+    assert _cached(mods, bpy_module.context.scene).mesh.aabb[1][0] == pytest.approx(5.5)
+    bpy_module.ops.ed.undo_push(message="after")
+    bpy_module.ops.ed.undo()
+    scene = bpy_module.context.scene
+    restored = _cached(mods, scene)
+    assert restored.mesh.aabb[1][0] == pytest.approx(3.0)  # floor edge; the wall is back
+    assert restored.stamp == first.stamp
+
+
 def test_handlers_registered_once(mods, addon, bpy_module):
     handlers = bpy_module.app.handlers
     assert list(handlers.depsgraph_update_post).count(mods.live.on_depsgraph_update) == 1
     assert list(handlers.load_post).count(mods.live.on_load_post) == 1
+    assert list(handlers.undo_post).count(mods.live.on_undo_redo) == 1
+    assert list(handlers.redo_post).count(mods.live.on_undo_redo) == 1

@@ -153,29 +153,38 @@ _GL_SCRIPT = textwrap.dedent(r"""
     scene.render.filepath = os.path.join(user, "warm.png")
     bpy.ops.render.render(write_still=False)  # initialises the GPU in background mode
     import gpu
-    dg = bpy.context.evaluated_depsgraph_get()
-    view = cam.matrix_world.inverted()
-    proj = cam.calc_matrix_camera(dg, x=W, y=H)
-    off = gpu.types.GPUOffScreen(W, H)
-    with off.bind():
-        fb = gpu.state.active_framebuffer_get()
-        fb.clear(color=(0.0, 0.0, 0.0, 0.0), depth=1.0)
-        gpu.matrix.load_matrix(view)
-        gpu.matrix.load_projection_matrix(proj)
-        overlay.draw_scene(scene, dg)
-        px = np.array(fb.read_color(0, 0, W, H, 4, 0, "FLOAT").to_list(), dtype=float)
-    off.free()
-    px = px.reshape(H, W, 4)
-    red = (px[..., 0] > 0.5) & (px[..., 1] < 0.2) & (px[..., 2] < 0.2)
-    # face k of the 4x4 grid: column k % 4, row k // 4 (y up); 16 pixels per face
-    cells = {}
-    for k in range(16):
-        col, row = k % 4, k // 4
-        cy, cx = row * 16 + 8, col * 16 + 8
-        patch = red[cy - 4:cy + 4, cx - 4:cx + 4]
-        cells[k] = bool(patch.all()), bool(patch.any())
-    print("RESULT " + json.dumps({"flagged": flagged, "cells": cells,
-                                 "red_total": int(red.sum())}))
+    def cells_drawn():
+        dg = bpy.context.evaluated_depsgraph_get()
+        view = cam.matrix_world.inverted()
+        proj = cam.calc_matrix_camera(dg, x=W, y=H)
+        off = gpu.types.GPUOffScreen(W, H)
+        with off.bind():
+            fb = gpu.state.active_framebuffer_get()
+            fb.clear(color=(0.0, 0.0, 0.0, 0.0), depth=1.0)
+            gpu.matrix.load_matrix(view)
+            gpu.matrix.load_projection_matrix(proj)
+            overlay.draw_scene(scene, dg)
+            px = np.array(fb.read_color(0, 0, W, H, 4, 0, "FLOAT").to_list(), dtype=float)
+        off.free()
+        px = px.reshape(H, W, 4)
+        red = (px[..., 0] > 0.5) & (px[..., 1] < 0.2) & (px[..., 2] < 0.2)
+        # face k of the 4x4 grid: column k % 4, row k // 4 (y up); 16 pixels per face
+        cells = {}
+        for k in range(16):
+            col, row = k % 4, k // 4
+            cy, cx = row * 16 + 8, col * 16 + 8
+            patch = red[cy - 4:cy + 4, cx - 4:cx + 4]
+            cells[k] = bool(patch.all()), bool(patch.any())
+        return cells, int(red.sum())
+    first, red_total = cells_drawn()
+    # a new result on the data (the live check or an operator writes it): the next draw shows it
+    vals[10] = True
+    floor.data.attributes["capsule_penetration"].data.foreach_set("value", vals)
+    floor.data.update()
+    bpy.context.view_layer.update()  # depsgraph_update_post -> overlay.invalidate
+    second, _ = cells_drawn()
+    print("RESULT " + json.dumps({"flagged": flagged, "cells": first, "red_total": red_total,
+                                 "after": second}))
     shutil.rmtree(user, ignore_errors=True)
 """)
 
@@ -197,3 +206,23 @@ def test_overlay_draws_red_exactly_on_penetrated_faces(addon, tmp_path):
         else:
             assert not any_red, f"face {k} is clear but drawn red"
     assert out["red_total"] == pytest.approx(3 * 16 * 16, rel=0.1)
+    for k, (all_red, any_red) in out["after"].items():
+        wanted = int(k) in out["flagged"] + [10]
+        assert (all_red, any_red) == (wanted, wanted), f"face {k} after the update"
+
+
+def test_size_handles_show_the_drawn_size_and_write_the_property(gz, scene, bpy_module):
+    bh.box("Wall", lo=(2, -5, 0), hi=(2.5, 5, 5))
+    cap = bh.capsule("Cap", location=(1.5, 0, 0.01), radius=0.3, height=1.8)
+    cap.scale = (1.5, 1.0, 2.0)
+    bpy_module.context.view_layer.update()
+    get_r, set_r = gz.size_handlers("Cap", "radius")
+    get_h, set_h = gz.size_handlers("Cap", "height")
+    assert get_r() == pytest.approx(0.45) and get_h() == pytest.approx(3.6)
+    set_r(0.6)  # drawn radius 0.6 = stored 0.4 at X scale 1.5: reaches x = 2.1, in the wall
+    bpy_module.context.view_layer.update()  # the handler's update_tag re-runs the live check
+    cap = bpy_module.data.objects["Cap"]
+    assert cap.capsule_collision.radius == pytest.approx(0.4)
+    assert cap.capsule_collision.penetrating_count == 2
+    set_h(0.1)  # below 2 x radius: clamped to the smallest valid capsule
+    assert cap.capsule_collision.height == pytest.approx(0.8)
