@@ -13,8 +13,8 @@ from .closest import (
 )
 from .contact import capsule_capsule, capsule_triangle, sphere_triangle
 from .controller import CharacterController, ControllerSettings, MoveResult
-from .mesh import ContactBatch, SweepBatch, TriangleMesh
-from .shapes import Capsule, Contact, Hit
+from .mesh import TriangleMesh
+from .shapes import Capsule, Contact, ContactBatch, Hit, Hood, SweepBatch
 from .sweep import sweep_capsule_triangle
 from .walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
 from .walkthrough import (
@@ -42,6 +42,7 @@ __all__ = [
     "TriangleMesh",
     "ContactBatch",
     "SweepBatch",
+    "Hood",
     "classify_triangles",
     "face_slopes",
     "WALKABLE",
