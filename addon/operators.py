@@ -374,7 +374,9 @@ class CAPSULE_COLLISION_OT_classify_walkability(CheckOperator, bpy.types.Operato
         scene = context.scene
         settings = controller_settings(context)
         level, _dg = level_of(context)
-        codes = core.classify_triangles(level.mesh, settings.max_slope_deg, settings.up)
+        with Progress(context, 2) as progress:
+            codes = core.classify_triangles(level.mesh, settings.max_slope_deg, settings.up)
+            progress.update(1)
         areas = level.mesh.areas
         rows, counts, class_areas = [], [0, 0, 0, 0], [0.0, 0.0, 0.0, 0.0]
         for code, name in enumerate(properties.WALKABILITY_CLASSES):

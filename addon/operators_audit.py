@@ -36,10 +36,23 @@ def _headroom(level, settings):
             "{n} faces of {obj} with headroom below the capsule height, lowest {v:.3g} m")
 
 
+def ledge_faces(result):
+    """(faces, drop, position) of a LedgeResult, one entry per face to mark: every face along
+    each ledge run when the audit reports runs (``edge_faces``/``edge_run``), else its rows."""
+    drop = np.where(np.isfinite(result.drop), result.drop, AUDIT_MAX_DROP)
+    runs = getattr(result, "edge_run", None)
+    if runs is None:
+        return result.faces, drop, result.position
+    runs = np.asarray(runs, np.int64)
+    return (np.concatenate([result.faces, result.edge_faces]),
+            np.concatenate([drop, drop[runs]]),
+            np.concatenate([result.position, np.asarray(result.position)[runs]]))
+
+
 def _ledges(level, settings):
     r = core.ledge_audit(level.mesh, settings, max_drop=AUDIT_MAX_DROP)
-    drop = np.where(np.isfinite(r.drop), r.drop, AUDIT_MAX_DROP)
-    return (r.faces, drop, r.position, "max",
+    faces, drop, position = ledge_faces(r)
+    return (faces, drop, position, "max",
             "{n} faces of {obj} on a ledge over an unsafe drop, deepest {v:.3g} m")
 
 

@@ -265,16 +265,26 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
                                 description="The last operator's message")
 
 
+def _recheck_capsule(self, _context):
+    """A capsule's size changed in the panel: tag its object so the live check (which listens
+    to object updates) re-checks it, as a move or a gizmo drag does."""
+    ob = self.id_data
+    if isinstance(ob, bpy.types.Object):
+        ob.update_tag()
+
+
 class CAPSULE_COLLISION_PG_object(bpy.types.PropertyGroup):
     """Role of an object for Capsule Collision, and a capsule's size, expectation and state."""
 
     role: EnumProperty(name="Role", items=ROLE_ITEMS, default="NONE",
                        description="Objects with a role are never collision geometry")
     radius: FloatProperty(name="Radius", default=0.35, min=0.0001, soft_max=5.0,
-                          unit="LENGTH", precision=3, description="Capsule radius")
+                          unit="LENGTH", precision=3, description="Capsule radius",
+                          update=_recheck_capsule)
     height: FloatProperty(name="Height", default=1.8, min=0.0002, soft_max=10.0,
                           unit="LENGTH", precision=3,
-                          description="Total capsule height from the foot (origin) up local Z")
+                          description="Total capsule height from the foot (origin) up local Z",
+                          update=_recheck_capsule)
     expect: EnumProperty(name="Expect", items=EXPECT_ITEMS, default="ANY",
                          description="What this capsule's placement must give")
     penetrating_count: IntProperty(name="Penetrating", default=-1, min=-1,
@@ -300,9 +310,18 @@ def controller_settings(scene) -> ControllerSettings:
     scale = unit_scale(scene)
     kw = {}
     for name, unit in SETTINGS_UNITS.items():
-        value = getattr(s, name)
-        kw[name] = float(value) * scale if unit in SCALED_UNITS else value
+        value = as_typed(getattr(s, name))
+        kw[name] = value * scale if unit in SCALED_UNITS else value
     return ControllerSettings(**kw)
+
+
+def as_typed(value):
+    """A float property's value as the designer typed it: Blender stores FloatProperty values
+    as float32 (0.35 reads 0.3499999940395355), so take the shortest decimal at float32
+    precision (7 significant digits), the rule ``scene_data.unit_scale_of`` uses. Integers pass."""
+    if isinstance(value, float):
+        return float(f"{value:.7g}")
+    return value
 
 
 def write_controller_settings(scene, settings: ControllerSettings, preset="CUSTOM"):

@@ -13,9 +13,9 @@ from .closest import (
 )
 from .contact import capsule_capsule, capsule_triangle, sphere_triangle
 from .controller import CharacterController, ControllerSettings, MoveResult
-from .mesh import ContactBatch, SweepBatch, TriangleMesh
+from .mesh import TriangleMesh
 from .sanity import SanityWarning, level_warnings
-from .shapes import Capsule, Contact, Hit
+from .shapes import Capsule, Contact, ContactBatch, Hit, Hood, SweepBatch
 from .sweep import sweep_capsule_triangle
 from .walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
 from .walkthrough import (
@@ -43,6 +43,7 @@ __all__ = [
     "TriangleMesh",
     "ContactBatch",
     "SweepBatch",
+    "Hood",
     "classify_triangles",
     "face_slopes",
     "WALKABLE",

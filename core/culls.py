@@ -28,7 +28,19 @@ from typing import NamedTuple
 import numpy as np
 
 from .constants import CAPSULE_CULL_CHUNK, SWEEP_CULL_CHUNK, SWEEP_PRUNE_FIRST
-from .mesh_rows import CULL_NORMAL, CULL_OFFSET, REC_A, segment_triangle_records
+from .mesh_rows import (
+    CULL_CENTROID,
+    CULL_NORMAL,
+    CULL_OFFSET,
+    CULL_RADIUS,
+    REC_A,
+    ROW_A,
+    ROW_B,
+    ROW_C,
+    ROW_NORMAL,
+    ROW_OFFSET,
+    segment_triangle_records,
+)
 
 # Relative slack of the tangent cull's slope f'(1/2), times |v|: far above the slope's
 # rounding (the closest-point difference W errs by ~1e-16 of the coordinates, the pad's
@@ -100,18 +112,18 @@ def capsule_pair_keeps(cull, a, b, pad, qi, ti) -> np.ndarray:
         A = np.take(aT, q, axis=1)
         Bq = np.take(bT, q, axis=1)
         p = pad[q]
-        d0 = C[0] * A[0]
+        d0 = C[0] * A[0]  # C[0:3]: the unit normal
         d0 += C[1] * A[1]
         d0 += C[2] * A[2]
-        d0 -= C[3]
+        d0 -= C[CULL_OFFSET]
         d1 = C[0] * Bq[0]
         d1 += C[1] * Bq[1]
         d1 += C[2] * Bq[2]
-        d1 -= C[3]
+        d1 -= C[CULL_OFFSET]
         kk = (np.minimum(d0, d1) < p) & (np.maximum(d0, d1) > -p)
         # segment to bounding-sphere centre (Ericson RTCD 5.1.2)
         D = np.take(dT, q, axis=1)
-        W = C[4:7] - A
+        W = C[CULL_CENTROID] - A
         t = W[0] * D[0]
         t += W[1] * D[1]
         t += W[2] * D[2]
@@ -120,7 +132,7 @@ def capsule_pair_keeps(cull, a, b, pad, qi, ti) -> np.ndarray:
         D *= t
         W -= D
         W *= W
-        p += C[7]
+        p += C[CULL_RADIUS]
         p *= p
         kk &= (W[0] + W[1] + W[2]) < p
         keep[s] = kk
@@ -161,8 +173,8 @@ def _disc_keeps(cull, a, b, v, pad, qi, ti):
     reach = pad + np.sqrt(np.einsum("ij,ij->i", half, half))
     reach *= reach
     C = np.take(cull, ti, axis=0).T  # (8, K): normal, offset, centroid, radius
-    n = C[0:3]
-    cen = C[4:7]
+    n = C[CULL_NORMAL]
+    cen = C[CULL_CENTROID]
     W0 = np.take((a + half).T, qi, axis=1)
     W0 -= cen
     W1 = np.take((b + half).T, qi, axis=1)
@@ -188,7 +200,7 @@ def _disc_keeps(cull, a, b, v, pad, qi, ti):
     W1 *= t
     W0 += W1  # closest point of the projected segment to c, relative to c
     g = np.sqrt((W0 * W0).sum(0))
-    g -= C[7]
+    g -= C[CULL_RADIUS]
     np.maximum(g, 0.0, out=g)
     g *= g
     hmin *= hmin
@@ -297,7 +309,7 @@ def sweep_windows(a, b, r, v, pad, qi, ti, rows_of, krec) -> SweepWindows:
         V = np.take(vT, q, axis=1)
         keep[s], enter[s], d0, d1, vn = _axis_windows(P, Q, V, R, pad[q])
         Kr = np.ascontiguousarray(np.take(krec, ti[s], axis=0).T)  # (REC_FIELDS, n)
-        key[s] = _face_entry_time(P, Q, V, R[9:12], d0, d1, vn, r[q], Kr)
+        key[s] = _face_entry_time(P, Q, V, R[ROW_NORMAL], d0, d1, vn, r[q], Kr)
     return SweepWindows(keep, enter, key)
 
 
@@ -311,19 +323,19 @@ def _axis_windows(P, Q, V, R, p):
     vv = (V * V).sum(0)
     speed = np.sqrt(vv)
     U = V * np.where(vv > 0.0, 1.0 / np.where(vv > 0.0, speed, 1.0), 0.0)
-    nrm = R[9:12]
+    nrm = R[ROW_NORMAL]
     tl = np.empty((5, n))  # triangle projections [tl, th], segment's [sl, sh], rates c
     th = np.empty((5, n))
     sl = np.empty((5, n))
     sh = np.empty((5, n))
     c = np.empty((5, n))
-    np.minimum(np.minimum(R[0:3], R[3:6]), R[6:9], out=tl[0:3])
-    np.maximum(np.maximum(R[0:3], R[3:6]), R[6:9], out=th[0:3])
+    np.minimum(np.minimum(R[ROW_A], R[ROW_B]), R[ROW_C], out=tl[0:3])
+    np.maximum(np.maximum(R[ROW_A], R[ROW_B]), R[ROW_C], out=th[0:3])
     np.minimum(P, Q, out=sl[0:3])
     np.maximum(P, Q, out=sh[0:3])
     c[0:3] = V
-    d0 = (P * nrm).sum(0) - R[12]
-    d1 = (Q * nrm).sum(0) - R[12]
+    d0 = (P * nrm).sum(0) - R[ROW_OFFSET]
+    d1 = (Q * nrm).sum(0) - R[ROW_OFFSET]
     tl[3] = 0.0
     th[3] = 0.0
     np.minimum(d0, d1, out=sl[3])

@@ -10,7 +10,7 @@ Two stored blocks, row-major so that one candidate's data is one contiguous row:
   ``REC_A``). Read by the exact contact and sweep kernels.
 
 ``gather_rows`` assembles, for a few candidates, ``(k, ROW_FIELDS)`` rows of the corners and
-the cull row (layout ``ROW_A`` .. ``ROW_RADIUS``): the corners are gathered from the vertices
+the cull row (layout ``ROW_A`` .. ``ROW_OFFSET``): the corners are gathered from the vertices
 on demand rather than stored per triangle (72 bytes a triangle at 1M triangles).
 
 Input validation of the mesh arrays (``as_vertices``, ``as_triangles``) lives here too: the
@@ -54,15 +54,6 @@ def sweep_records(p, q, radius, displacement, krec, ti, want=None):
     return _sweep_module._sweep_rec(p, q, radius, displacement, krec, ti, want)
 
 
-__all__ = [
-    "REC_A",
-    "REC_FIELDS",
-    "as_rows",
-    "segment_triangle_records",
-    "triangle_record",
-    "capsule_triangle_records",
-    "sweep_records",
-]
 
 # ------------------------------------------------------------------ layouts
 CULL_FIELDS = 8
@@ -70,10 +61,18 @@ CULL_NORMAL, CULL_OFFSET = slice(0, 3), 3
 CULL_CENTROID, CULL_RADIUS = slice(4, 7), 7
 ROW_FIELDS = 17  # corners (9) then the cull row (8)
 ROW_A, ROW_B, ROW_C = slice(0, 3), slice(3, 6), slice(6, 9)
-ROW_NORMAL, ROW_OFFSET = slice(9, 12), 12
-ROW_CENTROID, ROW_RADIUS = slice(13, 16), 16
+ROW_NORMAL, ROW_OFFSET = slice(9, 12), 12  # then centroid 13:16, radius 16
 
 RECORD_BUILD_CHUNK = 65536  # triangles per chunk when building the kernel records (temporaries)
+
+__all__ = [  # the kernel names above are linked here for the other mesh modules
+    "REC_A", "REC_FIELDS", "as_rows", "segment_triangle_records", "triangle_record",
+    "capsule_triangle_records", "sweep_records", "CONTACT_CHUNK",
+    "CULL_FIELDS", "CULL_NORMAL", "CULL_OFFSET", "CULL_CENTROID", "CULL_RADIUS",
+    "ROW_FIELDS", "ROW_A", "ROW_B", "ROW_C", "ROW_NORMAL", "ROW_OFFSET", "RECORD_BUILD_CHUNK",
+    "as_vertices", "as_triangles", "small_pages", "build_cull_rows", "build_kernel_records",
+    "gather_rows",
+]
 
 
 # ------------------------------------------------------------------ validation
@@ -204,7 +203,7 @@ def _drop_loose_planes(B, C, cull, max_abs_coordinate):
     off_plane = np.abs(np.einsum("ij,ij->i", nrm, B) - off)
     np.maximum(off_plane, np.abs(np.einsum("ij,ij->i", nrm, C) - off), out=off_plane)
     loose = off_plane > PLANE_SLACK_REL * MESH_CULL_REL * (1.0 + max_abs_coordinate)
-    cull[loose, 0:4] = 0.0
+    cull[loose, 0:4] = 0.0  # normal and offset
 
 
 def build_kernel_records(A, B, C) -> np.ndarray:

@@ -130,3 +130,29 @@ def poly_curve(bpy, name, points):
     ob.capsule_collision.role = "PATH"
     bpy.context.scene.collection.objects.link(ob)
     return ob
+
+
+def staircase(bpy, name, rises, treads, width=2.0, location=(0, 0, 0)):
+    """One closed mesh of steps rising along +x from z = 0: risers ``rises[i]`` high, treads
+    ``treads[i]`` deep, ``width`` along y (centred), a back wall down to the floor."""
+    xs = np.concatenate([[0.0], np.cumsum(treads)])
+    zs = np.cumsum(rises)
+    zb = np.concatenate([[0.0], zs[:-1]])
+    y0, y1 = -width / 2, width / 2
+    verts, faces = [], []
+
+    def quad(*pts):
+        faces.append(tuple(range(len(verts), len(verts) + 4)))
+        verts.extend(pts)
+
+    for i in range(len(rises)):
+        xa, xb, z = xs[i], xs[i + 1], zs[i]
+        quad((xa, y1, zb[i]), (xa, y0, zb[i]), (xa, y0, z), (xa, y1, z))  # riser
+        quad((xa, y0, z), (xb, y0, z), (xb, y1, z), (xa, y1, z))  # tread
+        quad((xa, y0, 0), (xb, y0, 0), (xb, y0, z), (xa, y0, z))  # side -y
+        quad((xb, y1, 0), (xa, y1, 0), (xa, y1, z), (xb, y1, z))  # side +y
+        quad((xa, y1, 0), (xb, y1, 0), (xb, y0, 0), (xa, y0, 0))  # bottom
+    xb, z = xs[-1], zs[-1]
+    quad((xb, y0, 0), (xb, y1, 0), (xb, y1, z), (xb, y0, z))  # back
+    ob = mesh_object(bpy, name, verts, faces, location=location)
+    return ob

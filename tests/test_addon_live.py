@@ -169,10 +169,8 @@ def test_resizing_a_capsule_rechecks_it(mods, level_scene, bpy_module):
     cap.scale = (1, 1, 1)
     _update(bpy_module)
     assert cap.capsule_collision.penetrating_count == 0
-    # a property edit does not tag the object by itself: property update callbacks (and the
-    # gizmos) tag it, and that re-checks
+    # a size edit in the panel re-checks: the property's update callback tags the object
     cap.capsule_collision.radius = 0.6
-    cap.update_tag()
     _update(bpy_module)
     assert bpy_module.data.objects["Cap"].capsule_collision.penetrating_count == 2
 

@@ -39,8 +39,8 @@ def test_every_numeric_controller_field_is_a_scene_property_with_the_same_name(s
 
 def test_scene_defaults_are_core_defaults(scene, props, core):
     got, want = props.controller_settings(scene), core.ControllerSettings()
-    for name in _numeric_fields(core):  # Blender stores float32
-        assert getattr(got, name) == pytest.approx(getattr(want, name), rel=1e-6), name
+    for name in _numeric_fields(core):  # stored as float32, read back as typed (0.35, not
+        assert getattr(got, name) == getattr(want, name), name  # 0.3499999940395355)
 
 
 def test_slope_range_is_what_core_accepts(scene, props, core):

@@ -344,3 +344,20 @@ def test_mesh_triangles_are_blenders_corner_triangles(sd, scene, seed):
         ref_face = np.array([t.polygon_index for t in me.loop_triangles])
         np.testing.assert_array_equal(tris, ref)
         np.testing.assert_array_equal(tri_face, ref_face)
+
+
+def test_mirrored_collection_instance_keeps_normals_out(sd, scene):
+    import bpy  # noqa: PLC0415
+
+    props = bpy.data.collections.new("Props")
+    bh.box("Crate", lo=(-0.5, -0.5, -0.5), hi=(0.5, 0.5, 0.5), collection=props)
+    bh.collection_instance("Mirrored", props, location=(4, 0, 2), scale=(-1, 2, 1))
+    level = _level(sd, scene)
+    assert level.objects == ("Mirrored/Crate",)
+    assert (_outward(level, (4, 0, 2)) > 0).all()
+
+
+def test_objects_disabled_in_viewports_are_not_read(sd, scene):
+    bh.floor("Floor")
+    bh.box("Disabled").hide_viewport = True
+    assert _level(sd, scene).objects == ("Floor",)

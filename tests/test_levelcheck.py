@@ -22,6 +22,7 @@ README_FIRST = ("python3.11 -m venv .venv && .venv/bin/pip install -q -r require
                 ".venv/bin/python tools/levelcheck.py")
 FAST = ["--no-png", "--checks", "penetration,walks", "--quiet"]
 TIMINGS = "timings_s"
+pytestmark = pytest.mark.blender
 
 
 def _keys(level):
@@ -276,7 +277,7 @@ def test_a_level_without_collision_meshes_exits_2(tmp_path, addon, capfd):
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
     rc = levelcheck.main([str(blend), "--out", str(tmp_path / "out"), "--no-png"])
     err = capfd.readouterr().err.strip().splitlines()
-    assert rc == 2 and "no collision meshes" in err[-1]
+    assert rc == 2 and f"level {blend}: no collision meshes" in err[-1]
     assert not (tmp_path / "out").exists()
 
 
@@ -294,6 +295,7 @@ def _run(argv, capfd):
     return rc
 
 
+@pytest.mark.slow
 def test_jobs_2_equals_a_sequential_run(three_levels, tmp_path, capfd):
     assert _run(three_levels + ["--out", str(tmp_path / "seq")] + FAST, capfd) == 1
     proc = subprocess.run([sys.executable, str(CLI), *three_levels, "--jobs", "2", "--out",
@@ -387,6 +389,17 @@ def test_todays_spec_format_and_save_blend(tmp_path, addon, capfd):
     assert level["capsules"][0]["deepest_m"] == pytest.approx(0.1, abs=1e-6)  # Y-up -> Z-up
     assert level["walks"][0]["verdict"] == "reached_goal"
     assert sorted(os.listdir(out)) == ["floor.levelcheck.blend", "junit.xml", "report.json"]
+    import bpy  # noqa: PLC0415
+
+    bpy.ops.wm.open_mainfile(filepath=str(out / "floor.levelcheck.blend"))
+    floor = bpy.data.objects["Floor"].data
+    flags = np.zeros(len(floor.polygons), bool)
+    floor.attributes["capsule_penetration"].data.foreach_get("value", flags)
+    assert flags.all()  # the sunk capsule penetrates the floor's only face
+    assert bpy.data.objects["sunk"].capsule_collision.role == "CAPSULE"
+    assert bpy.context.scene.capsule_collision.step_height == pytest.approx(0.3)
+    traces = [o for o in bpy.data.objects if o.capsule_collision.role == "TRACE"]
+    assert len(traces) == 1  # the walk along "across"
 
 
 def test_collection_source_ignores_meshes_outside_it(tmp_path, addon, capfd):

@@ -7,6 +7,7 @@ from mesh_scenes import grid_mesh, random_capsules, soup_mesh
 
 from core.bvh import BVH, morton_codes
 from core.contact import capsule_triangle
+from core.first_hit import first_hits, first_per_query
 from core.mesh import ContactBatch, SweepBatch, TriangleMesh
 from core.shapes import Capsule
 from tools import scenes
@@ -305,3 +306,20 @@ def test_sliver_corner_off_its_plane_is_not_culled():
         sweep = mesh.sweep_capsule(Capsule(centre + 0.5 * side * n, centre + 0.5 * side * n, r),
                                    -0.5 * side * n)
         assert sweep is not None
+
+
+def test_first_hit_per_query_takes_the_least_time_then_the_lowest_triangle():
+    """The one first-hit reduction (sweeps, few sweeps, rays): least time, ties to the lowest
+    triangle index (brute force's first minimum), one row per query, misses elsewhere."""
+    qi = np.array([2, 0, 2, 0, 2, 5])
+    ti = np.array([7, 3, 4, 1, 9, 0])
+    t = np.array([0.5, 0.2, 0.5, 0.2, 0.1, 0.9])
+    assert first_per_query(qi, ti, t).tolist() == [3, 4, 5]
+    assert first_per_query(qi[:0], ti[:0], t[:0]).size == 0
+    nrm = np.arange(18.0).reshape(6, 3)
+    got = first_hits(7, qi, ti, t, nrm, -nrm)
+    assert got.triangle.tolist() == [1, -1, 9, -1, -1, 0, -1]
+    assert got.time.tolist() == [0.2, np.inf, 0.1, np.inf, np.inf, 0.9, np.inf]
+    np.testing.assert_array_equal(got.normal[[0, 2, 5]], nrm[[3, 4, 5]])
+    np.testing.assert_array_equal(got.point[[0, 2, 5]], -nrm[[3, 4, 5]])
+    assert (got.normal[[1, 3, 4, 6]] == 0.0).all()

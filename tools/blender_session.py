@@ -1,9 +1,10 @@
 """Start Blender (the pip ``bpy`` module) for a command-line tool, with the extension enabled
 from this checkout the way Blender's own loader does it (tests/conftest.py does the same).
 
-``start()`` must run before anything imports ``bpy``: it points ``BLENDER_USER_RESOURCES`` and
-``XDG_CACHE_HOME`` at a temporary folder (removed at exit) unless the caller set them, so a
-pipeline run writes nothing into the home folder, then symlinks the checkout as
+``start()`` must run before anything imports ``bpy``: it points ``BLENDER_USER_RESOURCES`` at a
+temporary folder (removed at exit) and ``XDG_CACHE_HOME`` at a shader cache in the system's
+temporary folder (kept between runs) unless the caller set them, so a pipeline run writes
+nothing into the home folder, then symlinks the checkout as
 ``<user resources>/extensions/user_default/capsule_collision`` and enables it. In a process
 where the extension is already enabled (pytest's ``addon`` fixture) it only returns it.
 """
@@ -21,6 +22,7 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ADDON_ID = "capsule_collision"  # = blender_manifest.toml id
 MODULE = f"bl_ext.user_default.{ADDON_ID}"
+SHADER_CACHE = os.path.join(tempfile.gettempdir(), "capsule_collision_cache")
 
 
 def _reraise(exc):
@@ -33,9 +35,10 @@ def start():
         user = tempfile.mkdtemp(prefix="capsule_collision_bpy_user_")
         atexit.register(shutil.rmtree, user, True)
         os.environ["BLENDER_USER_RESOURCES"] = user
-    if "BLENDER_USER_RESOURCES" in os.environ:
-        os.environ.setdefault("XDG_CACHE_HOME",
-                              os.path.join(os.environ["BLENDER_USER_RESOURCES"], "cache"))
+    # Mesa's and Blender's shader caches: compiling Workbench's shaders on the CPU takes most
+    # of a first render (about 9 of 11 s measured), so unless the caller chose a cache folder,
+    # keep one in the system's temporary folder across runs (never in the home folder).
+    os.environ.setdefault("XDG_CACHE_HOME", SHADER_CACHE)
     import bpy  # noqa: PLC0415, I001  (after the environment is set)
     import addon_utils  # noqa: PLC0415  (Blender's, importable once bpy is)
 

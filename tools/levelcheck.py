@@ -41,6 +41,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 
@@ -84,7 +85,9 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser():
     p = _Parser(prog="levelcheck", description=__doc__.split("\n\n")[0],
-                formatter_class=argparse.RawDescriptionHelpFormatter)
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog="exit status: 0 every check passed, 1 findings, 2 usage or input error. "
+                       "Outputs: report.json (schema/report.schema.json), junit.xml, report.png.")
     p.add_argument("levels", nargs="*", metavar="LEVEL",
                    help="level files (.blend .glb .gltf .obj .fbx, or a JSON spec); none: the "
                         "bundled sample level")
@@ -113,7 +116,9 @@ def _parser():
                    help="combine the report.json of shard output folders into one report")
     p.add_argument("--baseline", help="a previous report.json: fail only on findings new "
                                       "since it")
-    p.add_argument("--save-blend", action="store_true", help="also save the annotated level")
+    p.add_argument("--save-blend", action="store_true",
+                   help="also save the level annotated by the extension's operators (face "
+                        "attributes, traces, markers) as <level>.levelcheck.blend")
     p.add_argument("--no-png", action="store_true", help="skip rendering report.png")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
     p.add_argument("--only", help=argparse.SUPPRESS)  # internal: indices for --jobs workers
@@ -402,17 +407,26 @@ def build_job(args) -> Job:
 
 # ----------------------------------------------------------------------------- running
 @contextlib.contextmanager
-def _stdout_to_stderr():
-    """Blender's importers and renderer print to stdout: keep it for the summary."""
+def _blender_output(quiet: bool):
+    """Blender's importers and renderer print to stdout (and Mesa to stderr): keep stdout for
+    the summary by sending their output to stderr, or nowhere with ``--quiet``."""
     sys.stdout.flush()
-    saved = os.dup(1)
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    sink = os.open(os.devnull, os.O_WRONLY) if quiet else None
     try:
-        os.dup2(2, 1)
+        os.dup2(2 if sink is None else sink, 1)
+        if sink is not None:
+            os.dup2(sink, 2)
         yield
     finally:
         sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, sink):
+            if fd is not None:
+                os.close(fd)
 
 
 def _foot(capsule):
@@ -503,7 +517,13 @@ def check_one(bpy, level: Level, job: Job, work_dir: str, say, png_name: str | N
     report["timings_s"] = {"load": round(t1 - t0, 4), "read_level": round(t2 - t1, 4),
                            **report["timings_s"]}
     outputs = {}
-    if job.png or job.save_blend:
+    if job.save_blend:  # before the picture's objects are added
+        say(f"level {level.display}: annotating with the extension's operators")
+        levelcheck_scene.annotate(bpy, scene, settings, res.capsules, res.paths, say)
+        tmp = os.path.join(work_dir, f"{level.index}.blend")
+        levelcheck_scene.save_blend(bpy, tmp)
+        outputs[f"{_stem(level)}.levelcheck.blend"] = tmp
+    if job.png:
         import levelcheck_render  # noqa: PLC0415
 
         caps = [(c.capsule, verdicts.capsule_finding(c, v) is not None)
@@ -515,17 +535,12 @@ def check_one(bpy, level: Level, job: Job, work_dir: str, say, png_name: str | N
         title = f"{name}: {n} finding{'s' if n != 1 else ''}"
         levelcheck_render.build_view(bpy, scene, geometry.mesh, res.walkability,
                                      res.finding_triangles, caps, walks, title)
-        if job.png:
-            say(f"level {level.display}: rendering")
-            tmp = os.path.join(work_dir, f"{level.index}.png")
-            t3 = time.perf_counter()
-            levelcheck_render.render(bpy, scene, tmp)
-            report["timings_s"]["render"] = round(time.perf_counter() - t3, 4)
-            outputs[png_name] = tmp
-        if job.save_blend:
-            tmp = os.path.join(work_dir, f"{level.index}.blend")
-            levelcheck_scene.save_blend(bpy, tmp)
-            outputs[f"{_stem(level)}.levelcheck.blend"] = tmp
+        say(f"level {level.display}: rendering")
+        tmp = os.path.join(work_dir, f"{level.index}.png")
+        t3 = time.perf_counter()
+        levelcheck_render.render(bpy, scene, tmp)
+        report["timings_s"]["render"] = round(time.perf_counter() - t3, 4)
+        outputs[png_name] = tmp
     return report, outputs
 
 
@@ -541,10 +556,15 @@ def run_levels(job: Job, many: bool, work_dir: str) -> tuple[list, dict]:
         lambda m: print(f"[levelcheck {time.strftime('%H:%M:%S')}] {m}", file=sys.stderr,
                         flush=True))
     reports, outputs = [], {}
-    with _stdout_to_stderr():
+    with _blender_output(job.quiet):
         bpy, _ = blender_session.start()
         for level in job.levels:
-            report, out = check_one(bpy, level, job, work_dir, say, _png_name(level, many))
+            try:
+                report, out = check_one(bpy, level, job, work_dir, say, _png_name(level, many))
+            except ValueError as exc:  # LevelError, or core on the level's data: name the level
+                text = str(exc)
+                named = level.path is not None and os.path.abspath(level.path) in text
+                raise UsageError(text if named else f"level {level.display}: {text}") from None
             reports.append(report)
             outputs.update(out)
     return reports, outputs
@@ -561,16 +581,19 @@ def run_parallel(argv, job: Job, n_jobs: int, work_dir: str) -> tuple[list, dict
         sub_out = os.path.join(work_dir, f"job{k}")
         cmd = [sys.executable, os.path.abspath(__file__), *_strip(argv), "--out", sub_out,
                "--only", ",".join(map(str, share)), "--jobs", "1"]
-        procs.append((sub_out, subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
-                                                stderr=subprocess.PIPE, text=True)))
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        errors: list = []
+        relay = threading.Thread(target=_relay, args=(proc.stderr, job.quiet, errors),
+                                 daemon=True)
+        relay.start()
+        procs.append((sub_out, proc, relay, errors))
     reports, outputs = [], {}
-    for sub_out, proc in procs:
-        _out, err = proc.communicate()
-        if not job.quiet and err:
-            sys.stderr.write(err)
+    for sub_out, proc, relay, errors in procs:
+        proc.wait()
+        relay.join()
         if proc.returncode not in (0, 1):
-            lines = [ln for ln in err.splitlines() if ln.startswith("levelcheck: error")]
-            raise UsageError(lines[-1].split("levelcheck: error: ", 1)[-1] if lines
+            raise UsageError(errors[-1] if errors
                              else f"a --jobs worker failed with exit status {proc.returncode}")
         doc = _read_json(os.path.join(sub_out, "report.json"), "worker report")
         reports.extend(doc["levels"])
@@ -578,6 +601,16 @@ def run_parallel(argv, job: Job, n_jobs: int, work_dir: str) -> tuple[list, dict
             if name not in ("report.json", "junit.xml"):
                 outputs[name] = os.path.join(sub_out, name)
     return reports, outputs
+
+
+def _relay(stream, quiet, errors):
+    """Pass a worker's progress lines on to stderr as they come; keep its error lines."""
+    for line in stream:
+        if line.startswith("levelcheck: error: "):
+            errors.append(line.rstrip("\n").split("levelcheck: error: ", 1)[1])
+        elif not quiet:
+            sys.stderr.write(line)
+            sys.stderr.flush()
 
 
 def _strip(argv):
@@ -653,12 +686,22 @@ def junit_xml(document) -> bytes:
     return ET.tostring(suites, encoding="utf-8", xml_declaration=True)
 
 
+def _file_mode():
+    """The mode a new file gets under the process umask (mkstemp's files are 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def _write_atomic(path, data: bytes):
+    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``: a
+    reader sees the old file or the whole new one, never half of it."""
     folder = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=".levelcheck-", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -672,6 +715,7 @@ def _move_atomic(src, path):
     os.close(fd)
     try:
         shutil.copyfile(src, tmp)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -734,7 +778,8 @@ def summary(document) -> str:
             rows.append(("walk", w["name"], _xyz(w["start"]), w["expected"], w["verdict"],
                          "ok" if w["ok"] else "FAIL", what))
         if rows:
-            lines.append(_table(rows, ("check", "name", "at", "expected", "got", "", "detail")))
+            lines.append(_table(rows, ("check", "name", "at", "expected", "got", "ok?",
+                                       "detail")))
         a = lv["audits"]
         parts = []
         if "cannot_stand" in a:

@@ -104,6 +104,56 @@ def read(bpy, scene):
     return geometry, settings, capsules, paths
 
 
+ANNOTATING_OPERATORS = ("check_penetration", "classify_walkability", "walkthrough",
+                        "stand_test", "stair_audit", "headroom_audit", "ledge_audit")
+
+
+def annotate(bpy, scene, settings, capsules, paths, warn):
+    """Annotate the level the way the panel does, with the extension's own operators: face
+    attributes (capsule_penetration, walkability, audits), result rows, walk traces and event
+    markers. ``settings`` (core ControllerSettings) are written to the scene first; capsules
+    and paths that came from a sidecar (``source == "spec"``) are added as capsule Empties and
+    path curves so the operators see them. ``warn(message)`` is told about any operator that
+    refuses (the annotation is best effort; report.json is the verdict)."""
+    properties = blender_session.extension_module("addon.properties")
+    properties.write_controller_settings(scene, settings)
+    for check in capsules:
+        if check.source != "spec":
+            continue
+        empty = bpy.data.objects.new(check.name, None)
+        empty.location = check.foot
+        scene.collection.objects.link(empty)
+        props = empty.capsule_collision
+        props.role = "CAPSULE"
+        cap = check.capsule
+        props.radius = cap.radius
+        props.height = float(((cap.b - cap.a) ** 2).sum() ** 0.5) + 2.0 * cap.radius
+        props.expect = check.expect.upper()
+    for check in paths:
+        if check.source != "spec":
+            continue
+        curve = bpy.data.curves.new(check.name, "CURVE")
+        curve.dimensions = "3D"
+        spline = curve.splines.new("POLY")
+        spline.points.add(len(check.points) - 1)
+        for point, (x, y, z) in zip(spline.points, check.points):
+            point.co = (x, y, z, 1.0)
+        ob = bpy.data.objects.new(check.name, curve)
+        scene.collection.objects.link(ob)
+        ob.capsule_collision.role = "PATH"
+        ob.capsule_collision.expect_walk = (check.expect if check.expect != "any" else "ANY")
+    for ob in scene.objects:
+        ob.select_set(False)
+    for name in ANNOTATING_OPERATORS:
+        op = getattr(bpy.ops.capsule_collision, name)
+        try:
+            if op.poll():
+                op()
+        except RuntimeError as exc:
+            warn(f"--save-blend: {name} did not annotate the level: "
+                 + " ".join(str(exc).replace("Error:", "").split()))
+
+
 def save_blend(bpy, path: str):
     """Save the (annotated) level as ``path`` (the caller renames it into place)."""
     bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(path), copy=True)
