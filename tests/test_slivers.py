@@ -6,8 +6,9 @@ tiny, not zero. Queries sit on that line's extension 0.2-1.5 (scaled) beyond the
 ends, or beside it. Before the fix the face-region test of such a triangle let its face reach
 along its line: `closest_point_triangle` returned the query point itself (distance 0 instead
 of 0.2-1.5 m), `sphere_triangle` reported contacts where nothing touches, sweeps started
-"penetrating", and the mesh queries inherited all of it (measured with this file's cases at
-the unit frame: 30 of 300 closest points, 36 false sphere contacts, 11 false sweep hits).
+"penetrating", and the mesh queries inherited it (measured on 2,000 such unit-frame
+slivers with queries 0.2-1.5 m beyond an end: 237 closest points at distance 0, 211 contacts
+of a 0.1 m sphere; 15 of this file's 33 tests failed, all 0 after the fix).
 
 Every answer is checked against the rational oracle (tests/oracle.py) in three frames:
 ordinary scale, 10 km from the origin, and 0.1 mm scale. A sliver behaves as the segment it
