@@ -22,7 +22,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from core.controller import CharacterController, ControllerSettings  # noqa: E402
+from core.controller import CharacterController  # noqa: E402
+from core.settings import ControllerSettings  # noqa: E402
 from core.walkthrough import walkthrough_many  # noqa: E402
 
 TARGET_SINGLE = 2_000.0  # steps / s, one agent
