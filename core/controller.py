@@ -47,16 +47,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ._validate import as_point
-from .constants import (
-    CONTROLLER_MIN_MOVE,
-    DEPENETRATION_MAX_CONTACTS,
-    DEPENETRATION_STALL_RATIO,
-    DEPENETRATION_STALL_ROUNDS,
-    STEP_FORWARD_MIN_COS,
-    SUPPORT_MIN_COS,
-)
+from .constants import CONTROLLER_MIN_MOVE, STEP_FORWARD_MIN_COS, SUPPORT_MIN_COS
 from .ground import Ground, Probe, classify_ground, inside_triangles
-from .planes import dot_rows, solve_planes, unit_rows
+from .planes import dot_rows, unit_rows
+from .recovery import Depenetration, depenetrate
 from .settings import (
     GROUND_STATES,
     IN_AIR,
@@ -73,7 +67,6 @@ from .steps import climbable, probe_from_hits, step_rays
 __all__ = ["CharacterController", "ControllerSettings", "GroundState", "MoveResult",
            "GROUND_STATES", "ON_GROUND", "ON_STEEP_GROUND", "IN_AIR"]
 
-_TRUE1 = np.ones(1, dtype=bool)
 
 
 def batch_sweeper(mesh):
@@ -166,16 +159,6 @@ class Floor(NamedTuple):
     feet: np.ndarray
     probe: Probe
     depenetration: np.ndarray
-
-
-class Depenetration(NamedTuple):
-    """Result of ``depenetrate``: feet (K, 3) pushed out; pushed (K,) metres; trapped (K,)
-    bool, given up (does not fit where it is); rounds int, contact queries used."""
-
-    feet: np.ndarray
-    pushed: np.ndarray
-    trapped: np.ndarray
-    rounds: int
 
 
 class _Climb(NamedTuple):
@@ -434,15 +417,19 @@ class CharacterController:
         s = self.settings
         u = self.up
         depen = np.zeros(feet.shape[0])
-        snap_len = np.where(snap_ok, max(s.snap_distance, self.probe), self.probe)
-        snap_ok = snap_ok & ~stepped
-        need_m = ~probe.valid | (snap_ok & (probe.time > self.probe))
+        reach = max(s.snap_distance, self.probe)
+        snap_len = None
+        snap_ok_now = snap_ok & ~stepped
+        need_m = ~probe.valid | (snap_ok_now & (probe.time > self.probe))
         if need_m.any():
+            snap_len = np.where(snap_ok, reach, self.probe)
             need = np.flatnonzero(need_m)
             res = self.sweep(feet[need], snap_len[need, None] * -u, need)
             probe = probe.with_sweep(need, res, slice(0, need.size), snap_len[need])
         zero_m = probe.valid & (probe.time == 0.0) & (probe.triangle >= 0) & ~trapped
         if zero_m.any():  # probes starting in contact (time 0): recover and probe again
+            if snap_len is None:
+                snap_len = np.where(snap_ok, reach, self.probe)
             zero = np.flatnonzero(zero_m)
             dp = self.depenetrate(feet[zero])
             feet = feet.copy()
@@ -450,10 +437,12 @@ class CharacterController:
             depen[zero] += dp.pushed
             res = self.sweep(feet[zero], snap_len[zero, None] * -u, zero)
             probe = probe.with_sweep(zero, res, slice(0, zero.size), snap_len[zero])
+        if not snap_ok_now.any():
+            return Floor(feet, probe, depen)
         # snap: a floor beyond the probe distance but within the snap distance
         hit = (probe.triangle >= 0) & np.isfinite(probe.time)
-        snap = hit & (probe.time > self.probe) & snap_ok & (
-            probe.time <= max(s.snap_distance, self.probe)) & (probe.normal @ u > SUPPORT_MIN_COS)
+        snap = hit & (probe.time > self.probe) & snap_ok_now & (probe.time <= reach) & (
+            probe.normal @ u > SUPPORT_MIN_COS)
         if snap.any():
             sn = np.flatnonzero(snap)
             gap = probe.time[sn]
@@ -466,57 +455,8 @@ class CharacterController:
 
     # ------------------------------------------------------------------ recovery
     def depenetrate(self, pos) -> Depenetration:
-        """Push capsules at feet ``pos`` (K, 3) out of the mesh to a gap of skin/2.
-
-        Plane solver (``solve_planes`` over the deepest DEPENETRATION_MAX_CONTACTS contacts
-        of each capsule), re-queried up to max_iterations rounds, all capsules still in
-        contact in one batched query per round. Give-up rule: a capsule whose deepest
-        contact fails DEPENETRATION_STALL_ROUNDS times in a row to get shallower (by the
-        factor DEPENETRATION_STALL_RATIO) cannot be pushed out (it does not fit where it is,
-        e.g. between walls closer than its diameter: the pushes ping-pong) and is trapped.
-        """
-        s = self.settings
-        out = pos.copy()
-        pushed = np.zeros(len(pos))
-        trapped = np.zeros(len(pos), bool)
-        live = np.arange(len(pos))
-        prev = np.full(len(pos), np.inf)  # deepest contact of the previous round
-        strikes = np.zeros(len(pos), np.int64)
-        rounds = 0
-        for _ in range(s.max_iterations):
-            if not live.size:
-                break
-            rounds += 1
-            cb = self.contacts(out[live], s.radius + 0.5 * s.skin_width)
-            if not cb.query.size:
-                break
-            q = cb.query
-            # deepest contact of each capsule (contacts come sorted by query, depth)
-            first = np.concatenate((_TRUE1, q[1:] != q[:-1]))
-            qa = live[q[first]]
-            deepest = cb.depth[first]
-            # a stall: still really penetrating (deeper than the skin/2 query margin) and
-            # not clearly shallower than the previous round
-            stall = (deepest > DEPENETRATION_STALL_RATIO * prev[qa]) & (
-                deepest > 0.5 * s.skin_width)
-            strikes[qa] = np.where(stall, strikes[qa] + 1, 0)
-            prev[qa] = deepest
-            depth, nrm = cb.depth, cb.normal
-            if stall.any() and (strikes[qa] >= DEPENETRATION_STALL_ROUNDS).any():
-                trapped[qa[strikes[qa] >= DEPENETRATION_STALL_ROUNDS]] = True
-                keep_c = ~trapped[live[q]]
-                if not keep_c.any():
-                    break
-                stay = ~trapped[live]
-                q = np.cumsum(stay)[q[keep_c]] - 1  # renumber into the remaining capsules
-                live = live[stay]
-                depth, nrm = depth[keep_c], nrm[keep_c]
-            planes_n, planes_d, q = _deepest_planes(q, depth, nrm, live.size)
-            sol = solve_planes(planes_n, planes_d)
-            out[live] += sol.push
-            pushed[live] += sol.length
-            live = live[np.unique(q)]
-        return Depenetration(out, pushed, trapped, rounds)
+        """Push capsules at feet ``pos`` (K, 3) out of the mesh (core.recovery.depenetrate)."""
+        return depenetrate(self, pos)
 
     def reach_box(self, f0, d, normal0):
         """Box (lo, hi (N, 3)) around what a move of feet f0 by d can sweep this frame: the
@@ -538,17 +478,3 @@ class CharacterController:
         lo = np.minimum(a, b) - reach[:, None] - down * au
         hi = np.maximum(a, b) + reach[:, None] + (s.step_height + s.skin_width) * au
         return lo, hi
-
-
-def _deepest_planes(q, depth, normal, n_live):
-    """Contact planes (n_live, DEPENETRATION_MAX_CONTACTS, 3 | -) of each capsule's deepest
-    contacts (contacts sorted by query q, then depth), and the queries kept."""
-    kmax = DEPENETRATION_MAX_CONTACTS
-    rank = np.arange(q.size) - np.searchsorted(q, q, side="left")
-    keep = rank < kmax
-    q, rank = q[keep], rank[keep]
-    d = np.zeros((n_live, kmax))
-    nrm = np.zeros((n_live, kmax, 3))
-    d[q, rank] = depth[keep]
-    nrm[q, rank] = normal[keep]
-    return nrm, d, q

@@ -145,16 +145,24 @@ class _Slide:
             prb = ids[~self.same_face[ids]] if it == 0 else ids
         slot = np.full(n, -1, np.int64)
         slot[prb] = k + np.arange(prb.size)
-        feet = np.concatenate([self.cur[ids], self.cur[prb] + self.rem[prb], self.cur[pids]])
-        disp = np.concatenate([self.rem[ids],
-                               np.tile(-probe * ctrl.up, (prb.size + pids.size, 1))])
+        feet, rows = [self.cur[ids]], [ids]  # slide sweeps, speculative probes, idle probes
+        if prb.size:
+            feet.append(self.cur[prb] + self.rem[prb])
+            rows.append(prb)
+        if pids.size:
+            feet.append(self.cur[pids])
+            rows.append(pids)
+        n_probes = prb.size + pids.size
+        feet = np.concatenate(feet) if len(feet) > 1 else feet[0]
+        disp = np.concatenate([self.rem[ids], np.tile(-probe * ctrl.up, (n_probes, 1))]) \
+            if n_probes else self.rem[ids]
         # a move's or an idle probe's start-in-contact normal can matter (hit log, a
         # character that cannot be pushed out); a speculative probe's cannot (it is only
         # kept when its move missed, so it starts clear)
         want = np.zeros(feet.shape[0], bool)
         want[:k] = self.log_hits
         want[k + prb.size:] = True
-        res = ctrl.sweep(feet, disp, np.concatenate((ids, prb, pids)), want)
+        res = ctrl.sweep(feet, disp, np.concatenate(rows) if len(rows) > 1 else ids, want)
         if pids.size:
             self._store_probe(pids, res, np.arange(k + prb.size, k + prb.size + pids.size),
                               probe)

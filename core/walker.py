@@ -66,14 +66,22 @@ class Walker:
         for i, p in enumerate(paths):
             self.P[i, :len(p)] = p
             self.P[i, len(p):] = p[-1]
-        seg = np.sqrt(((self.P[:, 1:] - self.P[:, :-1]) ** 2).sum(-1))  # (n, kmax-1)
+        seg_len = np.sqrt(((self.P[:, 1:] - self.P[:, :-1]) ** 2).sum(-1))  # (n, kmax-1)
         # remaining path length after waypoint k (horizontal)
         segh = horizontal_length(self.P[:, 1:] - self.P[:, :-1], self.u)
         tail = np.zeros((n, kmax))
         if kmax > 1:
             tail[:, :-1] = np.cumsum(segh[:, ::-1], axis=1)[:, ::-1]
         self.tail = tail
-        mt = default_max_time_many(seg.sum(1), speed) if max_time is None else max_time
+        # per waypoint k: the previous waypoint and the horizontal segment arriving at k
+        # (constant along the walk; the waypoint advance reads them every frame)
+        prev = self.P[:, np.maximum(np.arange(kmax) - 1, 0)]
+        seg = (self.P - prev).reshape(-1, 3)
+        seg_h = seg - (seg @ self.u)[:, None] * self.u
+        self.prev = prev
+        self.seg_h = seg_h.reshape(n, kmax, 3)
+        self.seg_l2 = np.einsum("ij,ij->i", seg_h, seg_h).reshape(n, kmax)
+        mt = default_max_time_many(seg_len.sum(1), speed) if max_time is None else max_time
         self.max_time = mt
         self.max_steps = np.ceil(mt / dt - TIME_TOL).astype(np.int64)
         lo, hi = ctrl.mesh.aabb
@@ -162,13 +170,10 @@ class Walker:
             can = k_a < last
             if not can.any():
                 break
-            tgt = self.P[act, k_a]
-            prev = self.P[act, np.maximum(k_a - 1, 0)]
-            dh = horizontal_length(tgt - p_a, u)
-            seg = tgt - prev
-            seg_h = seg - (seg @ u)[:, None] * u
-            sl2 = np.einsum("ij,ij->i", seg_h, seg_h)
-            rel = p_a - prev
+            dh = horizontal_length(self.P[act, k_a] - p_a, u)
+            seg_h = self.seg_h[act, k_a]
+            sl2 = self.seg_l2[act, k_a]
+            rel = p_a - self.prev[act, k_a]
             tproj = np.einsum("ij,ij->i", rel, seg_h) / np.where(sl2 > 0, sl2, 1.0)
             adv = can & ((dh <= r) | ((tproj >= 1.0) & (sl2 > 0)))
             if not adv.any():
