@@ -21,6 +21,9 @@ small named result:
    pushes into (within 75 degrees), the step probe (core.steps) measures riser and tread;
    if climbable, sweep up ``step_height`` (minus the current floor gap), forward by the
    missing distance, then down; accepted only when the landing supports the character.
+   A refused step-up is remembered (``RefusedStep``) and not retried while the character
+   starts and ends its slide in the same place against the same triangle (a character
+   blocked by a wall costs about two mesh calls a frame, not five).
 4. ``stick_to_floor`` -> Floor: the ground probe where the slide's speculative one is not
    valid; when the move started on ground and was not moving up, a downward probe of
    ``snap_distance`` puts the character back on the floor (stairs and slopes going down
@@ -63,6 +66,14 @@ from .settings import (
 from .shapes import Capsule
 from .slide import MIN_APPROACH_COS, MIN_UP_COS, Block, SlideResult, slide
 from .steps import climbable, probe_from_hits, step_rays
+
+# ---------------------------------------------------------------- constants (this module)
+# Metres. A step-up refused at a blocking triangle is not tried again while the character
+# keeps pushing into the same triangle and its slide ends within this distance of where it
+# ended when the step was refused (a character blocked head-on ends each frame at the same
+# place): the retry would measure the same riser. Moving farther, or meeting another
+# triangle, tries again. Far below any geometry a step verdict depends on.
+STEP_RETRY_MOVE = 1e-4
 
 __all__ = ["CharacterController", "ControllerSettings", "GroundState", "MoveResult",
            "GROUND_STATES", "ON_GROUND", "ON_STEEP_GROUND", "IN_AIR"]
@@ -114,7 +125,8 @@ class MoveBatch(NamedTuple):
     stepped : (N,) bool climbed a step; iterations : (N,) int slide sweeps + recovery rounds;
     depenetration : (N,) metres pushed out of the mesh; block : Block, the most opposing
     non-walkable obstacle the slide met (triangle -1: none); riser_rise, tread_rise : (N,)
-    metres the step probe measured (nan: not probed); hits : [(character, Hit)] when logged.
+    metres the step probe measured (nan: not probed); hits : [(character, Hit)] when logged;
+    refused : RefusedStep to pass to the next move (None: no step-up tried).
     """
 
     position: np.ndarray
@@ -126,6 +138,7 @@ class MoveBatch(NamedTuple):
     riser_rise: np.ndarray
     tread_rise: np.ndarray
     hits: list
+    refused: RefusedStep | None = None
 
 
 class FollowGround(NamedTuple):
@@ -140,16 +153,47 @@ class FollowGround(NamedTuple):
     snap_ok: np.ndarray
 
 
+class RefusedStep(NamedTuple):
+    """Step-ups refused for N characters, remembered across moves until the character or
+    the contact changes (``STEP_RETRY_MOVE``): triangle (N,) int64 the blocking triangle
+    (-1: none); start, foot (N, 3) where the move started and where its slide ended; floor
+    (N,) the floor height the step probe measured from; riser, tread (N,) metres measured."""
+
+    triangle: np.ndarray
+    start: np.ndarray
+    foot: np.ndarray
+    floor: np.ndarray
+    riser: np.ndarray
+    tread: np.ndarray
+
+    @classmethod
+    def none(cls, n: int) -> RefusedStep:
+        return cls(np.full(n, -1, np.int64), np.zeros((n, 3)), np.zeros((n, 3)),
+                   np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan))
+
+    def rows(self, sel) -> RefusedStep:
+        return RefusedStep(*(x[sel] for x in self))
+
+    def put(self, sel, other: RefusedStep | None) -> None:
+        """Write ``other`` into rows ``sel`` in place (None: nothing refused there)."""
+        if other is None:
+            self.triangle[sel] = -1
+            return
+        for dst, src in zip(self, other):
+            dst[sel] = src
+
+
 class StepUp(NamedTuple):
     """Phase 3. feet (N, 3) after the step (unchanged where none); stepped (N,) bool; riser,
     tread (N,) metres measured by the step probe (nan: not probed); probe: ground probe with
-    the landings' rows."""
+    the landings' rows; refused: RefusedStep of this move (None: no step-up was tried)."""
 
     feet: np.ndarray
     stepped: np.ndarray
     riser: np.ndarray
     tread: np.ndarray
     probe: Probe
+    refused: RefusedStep | None = None
 
 
 class Floor(NamedTuple):
@@ -273,30 +317,32 @@ class CharacterController:
         return self.mesh.raycast_many(origins, directions, max_distance)
 
     # ------------------------------------------------------------------ lock-step move
-    def move_many(self, feet, disp, start: Ground, log_hits=False, hoods=None) -> MoveBatch:
+    def move_many(self, feet, disp, start: Ground, log_hits=False, hoods=None,
+                  refused: RefusedStep | None = None) -> MoveBatch:
         """Lock-step move of N characters: feet (N, 3) by displacements disp (N, 3), starting
         on ``start`` (the Ground their previous move ended on, or ``Ground.unknown``).
-        ``hoods``: (HoodCache, batch rows (N,)) to take sweep candidates from cached regions.
+        ``hoods``: (HoodCache, batch rows (N,)) to take sweep candidates from cached regions;
+        ``refused``: the previous move's ``MoveBatch.refused`` (step-ups not to retry).
         """
         if hoods is None or self._sweep_batch is None:
-            return self._move(feet, disp, start, log_hits)
+            return self._move(feet, disp, start, log_hits, refused)
         cache, agents = hoods
         self._hood = cache.hood(agents, *self.reach_box(feet, disp, start.normal))
         self._hood_rows = agents
         try:
-            return self._move(feet, disp, start, log_hits)
+            return self._move(feet, disp, start, log_hits, refused)
         finally:
             self._hood = self._hood_rows = None
 
-    def _move(self, feet, disp, start: Ground, log_hits) -> MoveBatch:
+    def _move(self, feet, disp, start: Ground, log_hits, refused) -> MoveBatch:
         fg = self.follow_ground(disp, start)
         slid = slide(self, feet, fg, start, log_hits)
-        st = self.step_up(feet, fg, start, slid)
+        st = self.step_up(feet, fg, start, slid, refused)
         fl = self.stick_to_floor(st.feet, st.probe, fg.snap_ok, st.stepped, slid.trapped)
         cl = classify_ground(self, fl.feet, fl.probe)
         return MoveBatch(cl.feet, cl.ground, st.stepped, slid.iterations,
                          slid.depenetration + fl.depenetration, slid.block, st.riser, st.tread,
-                         slid.hits)
+                         slid.hits, st.refused)
 
     def follow_ground(self, d, start: Ground) -> FollowGround:
         """Phase 1: project the horizontal step onto the ground plane (keeping its horizontal
@@ -330,9 +376,11 @@ class CharacterController:
                                     start.triangle[c])]] = True
         return same
 
-    def step_up(self, feet0, fg: FollowGround, start: Ground, slid: SlideResult) -> StepUp:
+    def step_up(self, feet0, fg: FollowGround, start: Ground, slid: SlideResult,
+                refused: RefusedStep | None = None) -> StepUp:
         """Phase 3: grounded characters blocked by an obstacle they push into climb it when
-        the step probe finds it climbable and the up, forward, down sweeps land on support."""
+        the step probe finds it climbable and the up, forward, down sweeps land on support.
+        A step refused at the same triangle and place (``refused``) is not tried again."""
         n = feet0.shape[0]
         riser = np.full(n, np.nan)
         tread = np.full(n, np.nan)
@@ -348,23 +396,59 @@ class CharacterController:
             return out
         rows = np.flatnonzero(cand)
         # height of the foot above the supporting contact (negative when the rounded
-        # bottom dips below a stair nosing it rests on)
+        # bottom dips below a stair nosing it rests on), and the floor the probe measures from
         foot_above = np.where(np.isfinite(start.floor), feet0 @ self.up - start.floor, 0.0)
-        floor = feet0[rows] @ self.up - foot_above[rows]
-        rays = step_rays(floor, blk.point[rows], fg.direction[rows], self.settings)
+        floor = np.full(n, np.nan)
+        floor[rows] = feet0[rows] @ self.up - foot_above[rows]
+        again = self._refused_again(rows, feet0, slid, floor, refused)
+        if again.size:  # the same refusal: its measurements, no mesh query
+            riser[again] = refused.riser[again]
+            tread[again] = refused.tread[again]
+            rows = rows[~np.isin(rows, again)]
+        climb = self._try_steps(rows, feet0, fg, slid, floor, foot_above, riser, tread)
+        feet, probe = slid.feet, slid.probe
+        if climb is not None:
+            feet = slid.feet.copy()
+            feet[climb.rows] = climb.feet
+            stepped[climb.rows] = True
+            probe = slid.probe.with_rows(climb.rows, climb.gap, climb.normal, climb.triangle,
+                                         climb.point)
+        no = np.flatnonzero(cand & ~stepped)  # refused: remembered
+        memo = RefusedStep.none(n)
+        for dst, src in zip(memo, (blk.triangle, feet0, slid.feet, floor, riser, tread)):
+            dst[no] = src[no]
+        return StepUp(feet, stepped, riser, tread, probe, memo)
+
+    @staticmethod
+    def _refused_again(rows, feet0, slid: SlideResult, floor, refused: RefusedStep | None):
+        """The candidates ``rows`` repeating a refused step-up: pushing into the same
+        triangle from the same floor, starting and ending their slide where they did then
+        (within STEP_RETRY_MOVE)."""
+        if refused is None:
+            return rows[:0]
+        same = (refused.triangle[rows] == slid.block.triangle[rows]) & (
+            np.abs(refused.floor[rows] - floor[rows]) <= STEP_RETRY_MOVE)
+        if not same.any():
+            return rows[:0]
+        r = rows[same]
+        d0 = feet0[r] - refused.start[r]
+        d1 = slid.feet[r] - refused.foot[r]
+        tol2 = STEP_RETRY_MOVE * STEP_RETRY_MOVE
+        return r[(dot_rows(d0, d0) <= tol2) & (dot_rows(d1, d1) <= tol2)]
+
+    def _try_steps(self, rows, feet0, fg, slid, floor, foot_above, riser, tread):
+        """Measure the steps of candidates ``rows`` (filling riser, tread) and climb those
+        the step probe finds climbable (-> _Climb or None)."""
+        if not rows.size:
+            return None
+        rays = step_rays(floor[rows], slid.block.point[rows], fg.direction[rows],
+                         self.settings)
         sp = probe_from_hits(self.mesh, self.raycast(*rays[:3]), self.settings)
         riser[rows] = sp.riser
         tread[rows] = sp.tread
-        climb = self._climb(rows[climbable(sp, self.settings)], feet0, slid.feet,
-                            fg.direction, missing, foot_above)
-        if climb is None:
-            return out
-        feet = slid.feet.copy()
-        feet[climb.rows] = climb.feet
-        stepped[climb.rows] = True
-        probe = slid.probe.with_rows(climb.rows, climb.gap, climb.normal, climb.triangle,
-                                     climb.point)
-        return StepUp(feet, stepped, riser, tread, probe)
+        missing = fg.length - dot_rows(slid.feet - feet0, fg.direction)
+        return self._climb(rows[climbable(sp, self.settings)], feet0, slid.feet,
+                           fg.direction, missing, foot_above)
 
     def _climb(self, S, feet0, cur, dir_h, missing, foot_above) -> _Climb | None:
         """The up, forward and down sweeps of a step-up for characters S. Each stage only

@@ -127,3 +127,4 @@ def climbable(probe: StepProbe, settings) -> np.ndarray:
     tread_ok = (probe.tread == -np.inf) | (
         ~too_high(probe.tread, settings) & (probe.tread_up >= settings.cos_max_slope))
     return ~too_high(probe.riser, settings) & tread_ok
+

@@ -12,8 +12,8 @@ import numpy as np
 
 from .settings import GROUND_STATES
 
-EVENT_KINDS = ("blocked", "step_too_high", "slope_too_steep", "fell", "ceiling_too_low",
-               "stuck", "reached_goal")
+EVENT_KINDS = ("blocked", "step_too_high", "slope_too_steep", "fell", "fell_out_of_level",
+               "ceiling_too_low", "stuck", "reached_goal")
 
 
 def _json_float(x):
@@ -51,7 +51,10 @@ class WalkReport:
     trace : (N, 3) foot positions, trace[0] the start (path[0] settled onto the floor);
     grounded : (N,) bool (ground_state == on_ground); ground_state : (N,) int8 codes into
     GROUND_STATES; ground_normal : (N, 3) unit (zeros in the air); events : list[WalkEvent]
-    in time order; reached_goal : bool; dt : seconds per frame; duration : seconds walked.
+    in time order; reached_goal : bool (only ever standing on ground at the goal); dt :
+    seconds per frame; duration : seconds walked; stepped : (N,) bool, the frame climbed a
+    step; ended_airborne : bool, the last frame is in the air (the walk ended mid-fall: out
+    of the level, out of time).
     """
 
     trace: np.ndarray
@@ -63,6 +66,7 @@ class WalkReport:
     dt: float = 1.0 / 60.0
     duration: float = 0.0
     stepped: np.ndarray = field(default=None, repr=False)
+    ended_airborne: bool = False
 
     def kinds(self) -> list:
         """Event kinds in order of first occurrence (no repeats)."""
@@ -92,6 +96,7 @@ class WalkReport:
             "dt": float(self.dt),
             "duration": float(self.duration),
             "steps": int(len(self.trace) - 1),
+            "ended_airborne": bool(self.ended_airborne),
         }
         if include_trace:
             d["trace"] = np.round(self.trace, 6).tolist()

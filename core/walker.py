@@ -16,6 +16,7 @@ from .constants import (
     STUCK_SECONDS,
     WALK_TIME_SLACK,
 )
+from .controller import STEP_RETRY_MOVE, RefusedStep
 from .ground import Ground
 from .hoods import HoodCache
 from .settings import IN_AIR, ON_GROUND, ON_STEEP_GROUND
@@ -30,6 +31,11 @@ TIME_TOL = 1e-9
 # Metres. A drop must exceed step_height by more than this to be a fall (float noise of
 # the floor heights, far below any modelled step).
 DROP_TOL = 1e-9
+# Metres. An airborne character more than step_height below its last floor, with no floor
+# within this distance straight below (a capsule sweep down), has fallen out of the level:
+# ``fell_out_of_level`` ends its walk. Beyond any fall a level designer means a character to
+# survive (a 100 m drop lands at ~44 m/s), and short enough to stay one cheap sweep.
+FALL_OUT_OF_LEVEL_DISTANCE = 100.0
 # Metres. A desired step shorter than this (the goal reached within rounding) is never
 # "blocked".
 MIN_WANTED_STEP = 1e-9
@@ -129,6 +135,11 @@ class Walker:
         self.done = np.zeros(n, bool)
         self.reached = np.zeros(n, bool)
         self.blocked_since = np.full(n, np.nan)
+        self.refused = RefusedStep.none(n)  # step-ups refused, not retried in place
+        # blocking triangle and place of each character's last named blocked frame: a frame
+        # blocked there again would name the same reason (an event not repeated in place)
+        self.named_tri = np.full(n, -1, np.int64)
+        self.named_at = np.zeros((n, 3))
 
     def _still_walking(self, step) -> np.ndarray:
         """End the walks that reached their goal, are stuck or ran out of time; returns the
@@ -149,7 +160,8 @@ class Walker:
             idx, self.k]
         improved = rem_path < self.best_rem - STUCK_MIN_PROGRESS
         self.best_rem = np.where(improved, rem_path, self.best_rem)
-        self.t_best = np.where(improved, t_now, self.t_best)
+        # a falling character is not stuck (it may hover over the goal while it falls)
+        self.t_best = np.where(improved | (self.ground.state == IN_AIR), t_now, self.t_best)
         stuck = ~self.done & (t_now - self.t_best >= STUCK_SECONDS - TIME_TOL)
         for i in np.flatnonzero(stuck):
             self.log.emit(i, "stuck", t_now, self.pos[i], t_now - self.t_best[i], -1,
@@ -180,7 +192,8 @@ class Walker:
                 break
             k[act[adv]] += 1
         dist_goal = horizontal_length(self.P[act, last] - p_a, u)
-        reached = (k[sel] == last) & (dist_goal <= r)
+        # the goal is reached standing on it: not flying over it, not sliding down a slope
+        reached = (k[sel] == last) & (dist_goal <= r) & (self.ground.state[sel] == ON_GROUND)
         dg = np.zeros(self.n)
         dg[act] = dist_goal
         return k, reached, dg
@@ -202,7 +215,9 @@ class Walker:
                         np.maximum(self.vz[sel] - s.gravity * dt, -s.max_fall_speed))
         disp = dirh * want[:, None] + (vz_a * dt)[:, None] * u
         b = self.ctrl.move_many(p_a, disp, g_a,
-                                hoods=None if self.hoods is None else (self.hoods, act))
+                                hoods=None if self.hoods is None else (self.hoods, act),
+                                refused=self.refused.rows(sel))
+        self.refused.put(sel, b.refused)
         moved = b.position - p_a
         st = b.ground.state
         # vertical speed from the actual motion, never gaining upward speed from a step
@@ -224,11 +239,29 @@ class Walker:
         self.blocked_since[sel] = since
         blocked &= t_after - since >= BLOCKED_SECONDS - TIME_TOL
         if blocked.any():
-            classify_blocked(self.ctrl, self.log, act, np.flatnonzero(blocked), b, dirh,
-                             t_after)
+            js = self._not_named_yet(act, np.flatnonzero(blocked), b)
+            if js.size:
+                classify_blocked(self.ctrl, self.log, act, js, b, dirh, t_after)
+
+    def _not_named_yet(self, act, js, b) -> np.ndarray:
+        """The blocked frames js (indices into act) still to classify: not those blocked by
+        the same triangle within STEP_RETRY_MOVE of where that was last classified (the same
+        reason, which the event log would not repeat there)."""
+        g = act[js]
+        tri = b.block.triangle[js]
+        d = b.position[js] - self.named_at[g]
+        same = (tri >= 0) & (tri == self.named_tri[g]) & (
+            b.ground.state[js] != ON_STEEP_GROUND) & (
+            np.einsum("ij,ij->i", d, d) <= STEP_RETRY_MOVE * STEP_RETRY_MOVE)
+        js = js[~same]
+        self.named_tri[act[js]] = b.block.triangle[js]
+        self.named_at[act[js]] = b.position[js]
+        return js
 
     def _falls(self, act, sel, b, t_after) -> np.ndarray:
-        """``fell`` events of this frame; returns (act,) bool, fell out of the level."""
+        """``fell`` events of this frame (landings far below the last floor) and falls out of
+        the level (``fell`` with the drop so far, then ``fell_out_of_level``; the walk ends).
+        Returns (act,) bool, fell out of the level."""
         u = self.u
         new = b.position
         h_new = new @ u
@@ -244,12 +277,27 @@ class Walker:
             self.log.emit(act[j], "fell", t_after, new[j], drop[j],
                           int(b.ground.triangle[j]), force=True)
         self.last_ground_h[sel] = np.where(supported, floor_new, lg)
-        out = h_new < self.kill_h
+        out = self._out_of_level(b, sel, h_new)
         for j in np.flatnonzero(out):
             i = act[j]
-            self.log.emit(i, "fell", t_after, new[j], self.last_ground_h[i] - h_new[j], -1,
-                          force=True)
+            drop_j = self.last_ground_h[i] - h_new[j]
+            self.log.emit(i, "fell", t_after, new[j], drop_j, -1, force=True)
+            self.log.emit(i, "fell_out_of_level", t_after, new[j], drop_j, -1, force=True)
             self.done[i] = True
+        return out
+
+    def _out_of_level(self, b, sel, h_new) -> np.ndarray:
+        """(act,) bool: characters below the kill height (FALL_OUT_OF_WORLD under the mesh),
+        or airborne more than step_height below their last floor with no floor within
+        FALL_OUT_OF_LEVEL_DISTANCE straight below (one batched sweep)."""
+        out = h_new < self.kill_h
+        falling = (b.ground.state == IN_AIR) & ~out & (
+            self.last_ground_h[sel] - h_new > self.s.step_height + DROP_TOL)
+        if falling.any():
+            jf = np.flatnonzero(falling)
+            down = np.tile(-FALL_OUT_OF_LEVEL_DISTANCE * self.u, (jf.size, 1))
+            below = self.ctrl.sweep(b.position[jf], down)
+            out[jf[np.isinf(below.time)]] = True
         return out
 
     def _reports(self) -> list:
@@ -277,5 +325,6 @@ class Walker:
                 trace=tr_all[i], grounded=st_all[i] == ON_GROUND,
                 events=ev, reached_goal=bool(self.reached[i]),
                 ground_normal=nm_all[i], ground_state=st_all[i].astype(np.int8),
-                dt=dt, duration=ns * dt, stepped=sp_all[i]))
+                dt=dt, duration=ns * dt, stepped=sp_all[i],
+                ended_airborne=bool(self.ground.state[i] == IN_AIR)))
         return reports

@@ -5,9 +5,9 @@ Frame and units: world space, metres, seconds, degrees; ``settings.up`` is up.
 ``walkthrough(mesh, path, settings)`` puts the character's foot (lowest point of the upright
 capsule) at ``path[0]``, steers it horizontally toward each next path point at
 ``speed`` under gravity, and records every frame: foot position, grounded flag, ground
-state and ground normal. It ends with ``reached_goal`` (foot within ``settings.radius``
-horizontally of the last point), ``stuck`` (less than STUCK_MIN_PROGRESS metres of progress
-along the path in STUCK_SECONDS), a fall out of the level, or ``max_time`` (default
+state and ground normal. It ends with ``reached_goal`` (standing on ground, foot within
+``settings.radius`` horizontally of the last point), ``stuck`` (less than STUCK_MIN_PROGRESS m
+of progress along the path in STUCK_SECONDS), ``fell_out_of_level``, or ``max_time`` (default
 3 x path length / speed + WALK_TIME_SLACK seconds).
 
 Events (``WalkEvent(kind, time, position, value, triangle)``):
@@ -21,10 +21,18 @@ Events (``WalkEvent(kind, time, position, value, triangle)``):
   (value: the face's angle from up, degrees).
 - ``fell``: landed (or ended the walk, or left the level) more than ``step_height`` below the
   last ground height (value: the drop, m).
+- ``fell_out_of_level``: airborne more than ``step_height`` below the last floor with no
+  floor within FALL_OUT_OF_LEVEL_DISTANCE straight below (a capsule sweep), or below the
+  mesh by FALL_OUT_OF_WORLD; ends the walk (value: the drop so far, m; a ``fell`` with the
+  same drop comes with it).
 - ``ceiling_too_low``: blocked by an overhang under which the clearance (floor to ceiling,
   measured by rays just past the obstacle) is less than ``height`` (value: clearance, m).
 - ``stuck``: no progress for STUCK_SECONDS (value: seconds since the last progress).
-- ``reached_goal``: value: horizontal distance to the last path point, m.
+- ``reached_goal``: standing on walkable ground (``on_ground``) with the foot within
+  ``radius`` horizontally of the last path point (a character flying over the goal, or
+  sliding down a slope at it, has not reached it); value: that distance, m.
+
+``WalkReport.ended_airborne`` says whether the walk ended in the air.
 
 An event of a kind is not repeated while the character stays within 2 x radius of where that
 kind last fired. ``triangle`` is the mesh triangle that caused it (-1 if none).
