@@ -238,6 +238,7 @@ class CharacterController:
         self.cos_slope = s.cos_max_slope
         self.probe = s.ground_probe
         self._cache: dict[bytes, tuple] = {}
+        self._constant_rows: dict[int, tuple] = {}
         self._sweep_batch = batch_sweeper(mesh)
         self._radii = np.full(1, s.radius)  # read-only, grown on demand (sweep)
         self._radii.setflags(write=False)
@@ -286,6 +287,19 @@ class CharacterController:
             [h for _, h in b.hits], bool(b.stepped[0]), int(b.iterations[0]),
             int(g.triangle[0]), float(g.gap[0]), float(b.depenetration[0]) + settled,
         )
+
+    def constant_rows(self, n: int) -> tuple:
+        """Read-only (N,) rows shared by the moves of N characters that measure nothing:
+        (False, nan, nan, Block of no obstacle) (the common frame allocates none of them)."""
+        rows = self._constant_rows.get(n)
+        if rows is None:
+            rows = (np.zeros(n, bool), np.full(n, np.nan), np.full(n, np.nan),
+                    Block(np.full(n, np.inf), np.zeros((n, 3)), np.zeros((n, 3)),
+                          np.full(n, -1, np.int64)))
+            for x in (*rows[:3], *rows[3]):
+                x.setflags(write=False)
+            self._constant_rows[n] = rows
+        return rows
 
     # ------------------------------------------------------------------ counted mesh queries
     def sweep(self, feet, disp, rows=None, want=None):
@@ -371,7 +385,7 @@ class CharacterController:
         coh = fg.follow & active & start.interior & (start.triangle >= 0) & (
             start.gap <= self.probe)
         if coh.any():
-            c = np.flatnonzero(coh)
+            c = coh.nonzero()[0]
             same[c[inside_triangles(self.mesh, start.point[c] + fg.displacement[c],
                                     start.triangle[c])]] = True
         return same
@@ -382,19 +396,20 @@ class CharacterController:
         the step probe finds it climbable and the up, forward, down sweeps land on support.
         A step refused at the same triangle and place (``refused``) is not tried again."""
         n = feet0.shape[0]
+        if not slid.blocked or self.settings.step_height <= 0.0:
+            # block.triangle is -1 everywhere without a hit: nothing measured or stepped
+            return StepUp(slid.feet, *self.constant_rows(n)[:3], slid.probe)
         riser = np.full(n, np.nan)
         tread = np.full(n, np.nan)
         stepped = np.zeros(n, bool)
         out = StepUp(slid.feet, stepped, riser, tread, slid.probe)
-        if not slid.blocked or self.settings.step_height <= 0.0:
-            return out  # block.triangle is -1 everywhere without a hit
         blk = slid.block
         missing = fg.length - dot_rows(slid.feet - feet0, fg.direction)
         cand = (fg.follow & (blk.triangle >= 0) & (blk.score <= -STEP_FORWARD_MIN_COS)
                 & (missing > CONTROLLER_MIN_MOVE))
         if not cand.any():
             return out
-        rows = np.flatnonzero(cand)
+        rows = cand.nonzero()[0]
         # height of the foot above the supporting contact (negative when the rounded
         # bottom dips below a stair nosing it rests on), and the floor the probe measures from
         foot_above = np.where(np.isfinite(start.floor), feet0 @ self.up - start.floor, 0.0)
@@ -413,7 +428,7 @@ class CharacterController:
             stepped[climb.rows] = True
             probe = slid.probe.with_rows(climb.rows, climb.gap, climb.normal, climb.triangle,
                                          climb.point)
-        no = np.flatnonzero(cand & ~stepped)  # refused: remembered
+        no = (cand & ~stepped).nonzero()[0]  # refused: remembered
         memo = RefusedStep.none(n)
         for dst, src in zip(memo, (blk.triangle, feet0, slid.feet, floor, riser, tread)):
             dst[no] = src[no]
@@ -507,14 +522,14 @@ class CharacterController:
         need_m = ~probe.valid | (snap_ok_now & (probe.time > self.probe))
         if need_m.any():
             snap_len = np.where(snap_ok, reach, self.probe)
-            need = np.flatnonzero(need_m)
+            need = need_m.nonzero()[0]
             res = self.sweep(feet[need], snap_len[need, None] * -u, need)
             probe = probe.with_sweep(need, res, slice(0, need.size), snap_len[need])
         zero_m = probe.valid & (probe.time == 0.0) & (probe.triangle >= 0) & ~trapped
         if zero_m.any():  # probes starting in contact (time 0): recover and probe again
             if snap_len is None:
                 snap_len = np.where(snap_ok, reach, self.probe)
-            zero = np.flatnonzero(zero_m)
+            zero = zero_m.nonzero()[0]
             dp = self.depenetrate(feet[zero])
             feet = feet.copy()
             feet[zero] = dp.feet
@@ -528,7 +543,7 @@ class CharacterController:
         snap = hit & (probe.time > self.probe) & snap_ok_now & (probe.time <= reach) & (
             probe.normal @ u > SUPPORT_MIN_COS)
         if snap.any():
-            sn = np.flatnonzero(snap)
+            sn = snap.nonzero()[0]
             gap = probe.time[sn]
             back = np.minimum(s.skin_width, gap)
             feet = feet.copy()

@@ -155,7 +155,7 @@ def classify_ground(queries, feet, probe: Probe) -> Classified:
     floor = np.where(supported, probe.point @ u, np.nan)
     # edges, steep faces, and probes stopped by a non-supporting contact (e.g. the next
     # stair nosing at the cap's equator) are decided from every contact in probe range
-    hard = np.flatnonzero((supported & ~easy) | (near & ~supported))
+    hard = ((supported & ~easy) | (near & ~supported)).nonzero()[0]
     if hard.size:
         cg = ground_from_contacts(queries, feet[hard])
         state[hard], gnorm[hard], gtri[hard], floor[hard] = cg

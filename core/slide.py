@@ -86,14 +86,13 @@ class _Slide:
         self.active = np.sqrt(dot_rows(rem, rem)) > CONTROLLER_MIN_MOVE
         rem[~self.active] = 0.0
         self.rem = rem
-        self.idle = np.flatnonzero(~self.active)
+        self.idle = (~self.active).nonzero()[0]
         self.same_face = ctrl.same_face(fg, start, self.active)
         self.iters = np.zeros(n, np.int64)
         self.depen = np.zeros(n)
         self.trapped = np.zeros(n, bool)  # penetration recovery gave up
         self.planes = None  # (N, max_iterations, 3) slide planes met, at the first hit
-        self.block = Block(np.full(n, np.inf), np.zeros((n, 3)), np.zeros((n, 3)),
-                           np.full(n, -1, np.int64))
+        self.block = None  # Block, allocated at the first hit (shared "none" rows until)
         self.blocked = False
         self.probe = Probe.empty(n)
         self.hits = []
@@ -101,7 +100,7 @@ class _Slide:
 
     def run(self) -> SlideResult:
         for it in range(self.ctrl.settings.max_iterations):
-            ids = np.flatnonzero(self.active)
+            ids = self.active.nonzero()[0]
             pids = self.idle if it == 0 else _EMPTY
             if not ids.size and not pids.size:
                 break
@@ -119,8 +118,10 @@ class _Slide:
                 self._recover(ids, zero, res)
             hit = np.isfinite(t) & (t > 0.0)
             if hit.any():
-                self._hits(it, ids, np.flatnonzero(hit), res)
-        return SlideResult(self.cur, self.iters, self.depen, self.trapped, self.block,
+                self._hits(it, ids, hit.nonzero()[0], res)
+        block = self.block if self.block is not None else self.ctrl.constant_rows(
+            self.cur.shape[0])[3]
+        return SlideResult(self.cur, self.iters, self.depen, self.trapped, block,
                            self.blocked, self.probe, self.hits)
 
     def _store_probe(self, rows, res, sl, length):
@@ -208,7 +209,7 @@ class _Slide:
             self.rem[tz] = 0.0
             self.active[tz] = False
         if self.log_hits:
-            for j in np.flatnonzero(zero):
+            for j in zero.nonzero()[0]:
                 self.hits.append((ids[j], Hit(0.0, res.normal[j].copy(), res.point[j].copy(),
                                               int(res.triangle[j]))))
 
@@ -219,6 +220,8 @@ class _Slide:
         n_all = self.cur.shape[0]
         if self.planes is None:
             self.planes = np.zeros((n_all, ctrl.settings.max_iterations, 3))
+            self.block = Block(np.full(n_all, np.inf), np.zeros((n_all, 3)),
+                               np.zeros((n_all, 3)), np.full(n_all, -1, np.int64))
         self.blocked = True
         h = ids[hj]
         n = res.normal[hj]

@@ -145,7 +145,7 @@ class Walker:
         """End the walks that reached their goal, are stuck or ran out of time; returns the
         characters still walking."""
         t_now = step * self.dt
-        act = np.flatnonzero(~self.done)
+        act = (~self.done).nonzero()[0]
         if not act.size:
             return act
         sel = slice(None) if act.size == self.n else act
@@ -163,12 +163,12 @@ class Walker:
         # a falling character is not stuck (it may hover over the goal while it falls)
         self.t_best = np.where(improved | (self.ground.state == IN_AIR), t_now, self.t_best)
         stuck = ~self.done & (t_now - self.t_best >= STUCK_SECONDS - TIME_TOL)
-        for i in np.flatnonzero(stuck):
+        for i in stuck.nonzero()[0]:
             self.log.emit(i, "stuck", t_now, self.pos[i], t_now - self.t_best[i], -1,
                           force=True)
             self.done[i] = True
         self.done |= self.n_steps >= self.max_steps  # timeout
-        return np.flatnonzero(~self.done)
+        return (~self.done).nonzero()[0]
 
     def _advance(self, act, sel):
         """Advance the waypoint index k (N,) of the walking characters ``act`` (``sel`` the
@@ -239,7 +239,7 @@ class Walker:
         self.blocked_since[sel] = since
         blocked &= t_after - since >= BLOCKED_SECONDS - TIME_TOL
         if blocked.any():
-            js = self._not_named_yet(act, np.flatnonzero(blocked), b)
+            js = self._not_named_yet(act, blocked.nonzero()[0], b)
             if js.size:
                 classify_blocked(self.ctrl, self.log, act, js, b, dirh, t_after)
 
@@ -273,12 +273,12 @@ class Walker:
         lg = self.last_ground_h[sel]
         drop = lg - floor_new
         fell = supported & (drop > self.s.step_height + DROP_TOL)
-        for j in np.flatnonzero(fell):
+        for j in fell.nonzero()[0]:
             self.log.emit(act[j], "fell", t_after, new[j], drop[j],
                           int(b.ground.triangle[j]), force=True)
         self.last_ground_h[sel] = np.where(supported, floor_new, lg)
         out = self._out_of_level(b, sel, h_new)
-        for j in np.flatnonzero(out):
+        for j in out.nonzero()[0]:
             i = act[j]
             drop_j = self.last_ground_h[i] - h_new[j]
             self.log.emit(i, "fell", t_after, new[j], drop_j, -1, force=True)
@@ -294,7 +294,7 @@ class Walker:
         falling = (b.ground.state == IN_AIR) & ~out & (
             self.last_ground_h[sel] - h_new > self.s.step_height + DROP_TOL)
         if falling.any():
-            jf = np.flatnonzero(falling)
+            jf = falling.nonzero()[0]
             down = np.tile(-FALL_OUT_OF_LEVEL_DISTANCE * self.u, (jf.size, 1))
             below = self.ctrl.sweep(b.position[jf], down)
             out[jf[np.isinf(below.time)]] = True
