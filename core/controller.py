@@ -350,7 +350,8 @@ class CharacterController:
 
     def _move(self, feet, disp, start: Ground, log_hits, refused) -> MoveBatch:
         fg = self.follow_ground(disp, start)
-        slid = slide(self, feet, fg, start, log_hits)
+        slid = slide(self, feet, fg, start, log_hits,
+                     None if refused is None else refused.triangle >= 0)
         st = self.step_up(feet, fg, start, slid, refused)
         fl = self.stick_to_floor(st.feet, st.probe, fg.snap_ok, st.stepped, slid.trapped)
         cl = classify_ground(self, fl.feet, fl.probe)

@@ -69,16 +69,19 @@ class SlideResult(NamedTuple):
     hits: list
 
 
-def slide(ctrl, feet, fg, start: Ground, log_hits=False) -> SlideResult:
+def slide(ctrl, feet, fg, start: Ground, log_hits=False, expect_hit=None) -> SlideResult:
     """Collide-and-slide the characters at ``feet`` (N, 3) by ``fg.displacement`` (the
-    FollowGround of phase 1), starting on ``start``; ``ctrl`` the CharacterController."""
-    return _Slide(ctrl, feet, fg, start, log_hits).run()
+    FollowGround of phase 1), starting on ``start``; ``ctrl`` the CharacterController.
+    ``expect_hit`` (N,) bool: characters whose first sweep will likely hit (blocked last
+    move): no speculative probe is swept with it (a hit makes it useless; the ground probe
+    after the slide measures them)."""
+    return _Slide(ctrl, feet, fg, start, log_hits, expect_hit).run()
 
 
 class _Slide:
     """Working arrays of one slide (plain data, updated by the iteration's steps)."""
 
-    def __init__(self, ctrl, feet, fg, start, log_hits):
+    def __init__(self, ctrl, feet, fg, start, log_hits, expect_hit=None):
         n = feet.shape[0]
         self.ctrl, self.fg, self.start, self.log_hits = ctrl, fg, start, log_hits
         self.cur = feet.copy()
@@ -88,6 +91,8 @@ class _Slide:
         self.rem = rem
         self.idle = (~self.active).nonzero()[0]
         self.same_face = ctrl.same_face(fg, start, self.active)
+        # characters swept without a speculative probe in the first iteration
+        self.no_probe = self.same_face if expect_hit is None else self.same_face | expect_hit
         self.iters = np.zeros(n, np.int64)
         self.depen = np.zeros(n)
         self.trapped = np.zeros(n, bool)  # penetration recovery gave up
@@ -143,7 +148,7 @@ class _Slide:
         if self.sequential and it > 0:
             prb = _EMPTY
         else:
-            prb = ids[~self.same_face[ids]] if it == 0 else ids
+            prb = ids[~self.no_probe[ids]] if it == 0 else ids
         slot = np.full(n, -1, np.int64)
         slot[prb] = k + np.arange(prb.size)
         feet, rows = [self.cur[ids]], [ids]  # slide sweeps, speculative probes, idle probes
@@ -182,7 +187,7 @@ class _Slide:
                 self._store_probe(mp, res, slot[mp], ctrl.probe)
                 # starting in contact after a clear move: rounding; probe again
                 self.probe.valid[mp[res.time[slot[mp]] == 0.0]] = False
-            ms = m[slot[m] < 0]  # same-face shortcut: the start's floor, moved along
+            ms = m[(slot[m] < 0) & self.same_face[m]]  # the start's floor, moved along
             if ms.size:
                 st = self.start
                 p = self.probe
