@@ -16,9 +16,10 @@ from .constants import (
     STUCK_SECONDS,
     WALK_TIME_SLACK,
 )
-from .controller import STEP_RETRY_MOVE, RefusedStep
+from .controller import STEP_RETRY_MOVE
 from .ground import Ground
 from .hoods import HoodCache
+from .moves import RefusedStep
 from .settings import IN_AIR, ON_GROUND, ON_STEEP_GROUND
 from .walk_events import EventLog, classify_blocked
 from .walk_report import EVENT_KINDS, WalkReport
