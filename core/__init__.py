@@ -12,9 +12,10 @@ from .closest import (
     closest_points_segment_triangle,
 )
 from .contact import capsule_capsule, capsule_triangle, sphere_triangle
-from .controller import CharacterController, ControllerSettings, MoveResult
+from .controller import CharacterController, MoveResult
 from .mesh import TriangleMesh
 from .sanity import SanityWarning, level_warnings
+from .settings import ControllerSettings, GroundState
 from .shapes import Capsule, Contact, ContactBatch, Hit, Hood, SweepBatch
 from .sweep import sweep_capsule_triangle
 from .walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
@@ -51,6 +52,7 @@ __all__ = [
     "WALL",
     "CEILING",
     "ControllerSettings",
+    "GroundState",
     "CharacterController",
     "MoveResult",
     "walkthrough",
