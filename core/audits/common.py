@@ -1,0 +1,183 @@
+"""Shared pieces of the level audits: constants, chunked batch queries, candidate foot points.
+
+Frame and units: world space, metres; ``settings.up`` is up. Nothing here loops over faces
+in Python: every function takes (K, ...) arrays and issues batched mesh queries in chunks of
+``AUDIT_CHUNK`` rows (bounds temporary memory).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..controller import ControllerSettings
+from ..walkability import WALKABLE, classify_triangles
+
+AUDIT_CHUNK = 16384  # capsules / rays per batched query (bounds temporary memory)
+
+# Candidate foot points per tested face: the centroid, the three vertices pulled towards the
+# centroid by CANDIDATE_INSET (a point on the face, not on its edge, so a neighbour sharing
+# the vertex cannot decide it) and the three edge midpoints pulled in likewise.
+CANDIDATE_INSET = 0.1  # fraction of the way from a vertex / edge midpoint to the centroid
+N_CANDIDATES = 7
+
+# Perch candidates (stand test): the capsule resting on a face edge with its axis this
+# fraction of its radius beyond the edge, horizontally (the controller stands on an edge
+# while its axis is within radius of it; a character stands on a 0.30 m stair tread this
+# way, its capsule being 0.70 m wide). Half the radius: well inside the perch range.
+PERCH_FRACTION = 0.5
+N_PERCH = 6  # beyond the three edge midpoints, then beyond the three vertices
+
+# Lift of probe ray origins above the surface they start from, metres (as the controller's
+# STEP_PROBE_OFFSET: 1 cm, above float noise on levels within 10 km, below any modelled step).
+PROBE_LIFT = 0.01
+
+EMPTY_I = np.empty(0, np.int64)
+
+
+def settings_or_default(settings) -> ControllerSettings:
+    """``settings`` or the default ControllerSettings."""
+    return settings if settings is not None else ControllerSettings()
+
+
+def walkable_faces(mesh, settings=None) -> np.ndarray:
+    """(M,) int64 indices of the WALKABLE faces of ``mesh`` under ``settings`` (slope, up)."""
+    s = settings_or_default(settings)
+    return np.flatnonzero(face_classes(mesh, s) == WALKABLE)
+
+
+def face_classes(mesh, settings) -> np.ndarray:
+    """(T,) int8 WALKABLE..CEILING of every triangle (``classify_triangles``)."""
+    return classify_triangles(mesh, settings.max_slope_deg, settings.up)
+
+
+def as_faces(mesh, faces, name="faces") -> np.ndarray:
+    """``faces`` as a validated (K,) int64 array of triangle indices of ``mesh``."""
+    f = np.asarray(faces)
+    if f.ndim > 1 or (f.size and not np.issubdtype(f.dtype, np.integer)):
+        raise ValueError(f"{name} must be a 1-D sequence of triangle indices")
+    f = f.astype(np.int64).ravel()
+    if f.size and (f.min() < 0 or f.max() >= mesh.n_triangles):
+        raise ValueError(f"{name} must index triangles 0..{mesh.n_triangles - 1}")
+    return f
+
+
+def raycast_chunks(mesh, origins, directions, max_distance):
+    """First hits of K rays in chunks: (time (K,) metres, inf = miss; triangle (K,) -1 = miss).
+
+    max_distance : scalar or (K,) metres."""
+    k = origins.shape[0]
+    t = np.full(k, np.inf)
+    tri = np.full(k, -1, np.int64)
+    md = np.broadcast_to(np.asarray(max_distance, float), (k,))
+    for i in range(0, k, AUDIT_CHUNK):
+        sl = slice(i, i + AUDIT_CHUNK)
+        r = mesh.raycast_many(origins[sl], directions[sl], md[sl])
+        t[sl] = r.time
+        tri[sl] = r.triangle
+    return t, tri
+
+
+def contacts_chunks(mesh, a, b, radius):
+    """Penetrating (capsule, triangle) pairs of K capsules in chunks: (query, triangle, depth,
+    normal) flat arrays as ``capsule_contacts_many`` gives them (query indexes ``a``)."""
+    qs, ts, ds, ns = [EMPTY_I], [EMPTY_I], [np.empty(0)], [np.empty((0, 3))]
+    for i in range(0, a.shape[0], AUDIT_CHUNK):
+        cb = mesh.capsule_contacts_many(a[i:i + AUDIT_CHUNK], b[i:i + AUDIT_CHUNK], radius)
+        qs.append(cb.query + i)
+        ts.append(cb.triangle)
+        ds.append(cb.depth)
+        ns.append(cb.normal)
+    return np.concatenate(qs), np.concatenate(ts), np.concatenate(ds), np.concatenate(ns)
+
+
+def face_candidates(mesh, faces) -> np.ndarray:
+    """(K, N_CANDIDATES, 3) foot points on each face: centroid, inset vertices, inset edge
+    midpoints (all inside the closed face)."""
+    v = mesh.vertices[mesh.triangles[faces]]  # (K, 3, 3)
+    c = v.mean(axis=1, keepdims=True)
+    mids = 0.5 * (v + np.roll(v, -1, axis=1))
+    pts = np.concatenate([c, v, mids], axis=1)
+    return c + (pts - c) * (1.0 - CANDIDATE_INSET)
+
+
+def perch_centres(mesh, faces, settings) -> np.ndarray:
+    """(K, N_PERCH, 3) lower-sphere centres of the capsule perched on each face's boundary:
+    axis ``PERCH_FRACTION * radius`` horizontally beyond each edge midpoint (perpendicular to
+    the edge, away from the face), then beyond each vertex (away from the centroid), the
+    sphere ``skin_width`` off that point."""
+    s = settings
+    u = s.up_vector
+    v = mesh.vertices[mesh.triangles[faces]]  # (K, 3, 3)
+    mid = 0.5 * (v + np.roll(v, -1, axis=1))
+    edge = np.roll(v, -1, axis=1) - v
+    out = np.cross(edge, u)
+    out -= (out @ u)[..., None] * u
+    ol = np.sqrt((out * out).sum(-1, keepdims=True))
+    out = out / np.where(ol > 0.0, ol, 1.0)
+    away = ((mid - v.mean(axis=1, keepdims=True)) * out).sum(-1, keepdims=True)
+    out = out * np.where(away < 0.0, -1.0, 1.0)
+    corner = v - v.mean(axis=1, keepdims=True)
+    corner -= (corner @ u)[..., None] * u
+    cl = np.sqrt((corner * corner).sum(-1, keepdims=True))
+    corner = corner / np.where(cl > 0.0, cl, 1.0)
+    d = PERCH_FRACTION * s.radius
+    lift = math.sqrt((s.radius + s.skin_width) ** 2 - d * d)
+    return np.concatenate([mid + out * d, v + corner * d], axis=1) + u * lift
+
+
+def up_normals(mesh, faces, u) -> np.ndarray:
+    """(K, 3) unit face normals turned to the side of ``u``."""
+    n = mesh.normals[faces]
+    return n * np.where(n @ u < 0.0, -1.0, 1.0)[:, None]
+
+
+def column_rays(mesh, points, u, reach):
+    """Rays straight up from ``points`` (K, 3) + PROBE_LIFT: (clearance (K,) metres from the
+    point, inf = nothing within ``reach``; triangle (K,); inside (K,) bool).
+
+    ``inside``: the first face met is seen from behind (its outward normal points up, along
+    the ray): the point lies inside a closed solid (a floor face under a box standing on it,
+    a tread buried in the next step's block). Such points are not places a character can
+    be, so audits skip them. Relies on outward winding, as the controller's step probe does.
+    """
+    k = points.shape[0]
+    t, tri = raycast_chunks(mesh, points + u * PROBE_LIFT, np.tile(u, (k, 1)), reach)
+    face_up = np.where(tri >= 0, mesh.normals[np.maximum(tri, 0)] @ u, -1.0)
+    inside = (tri >= 0) & (face_up > 0.0)
+    return t + PROBE_LIFT, tri, inside
+
+
+def column_reach(mesh, points, u) -> np.ndarray:
+    """(K,) metres from each point up to just above the mesh's highest vertex (the ray length
+    that always finds the top of a solid the point is inside)."""
+    top = float((mesh.vertices @ u).max())
+    return np.maximum(top - points @ u, 0.0) + 1.0
+
+
+def horizontal_frame(u):
+    """Two unit vectors (e1, e2) completing ``u`` to a right-handed orthonormal frame."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(u[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    e1 = np.cross(u, helper)
+    e1 /= math.sqrt(e1 @ e1)
+    return e1, np.cross(u, e1)
+
+
+def components(n: int, a, b) -> np.ndarray:
+    """(n,) int64 connected-component label (the smallest member) of n nodes joined by the
+    edges a[i]-b[i]: min-label hooking plus pointer jumping, O(log n) rounds of array ops."""
+    label = np.arange(n, dtype=np.int64)
+    a = np.asarray(a, np.int64)
+    b = np.asarray(b, np.int64)
+    while True:
+        la, lb = label[a], label[b]
+        lo, hi = np.minimum(la, lb), np.maximum(la, lb)
+        if not (lo != hi).any():
+            return label
+        np.minimum.at(label, hi, lo)
+        while True:  # pointer jumping: every node points at its root
+            nxt = label[label]
+            if (nxt == label).all():
+                break
+            label = nxt
