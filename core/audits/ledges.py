@@ -64,11 +64,20 @@ def _empty():
     return LedgeResult(EMPTY_I, np.empty(0), e3, e3, e3, e3, np.empty(0), EMPTY_I, EMPTY_I)
 
 
+def weld_vertices(vertices):
+    """Merge vertices at exactly equal positions: (positions (W, 3), id (N,) int64 into them)."""
+    order = np.lexsort(vertices.T[::-1])
+    sv = vertices[order]
+    new = np.r_[True, (sv[1:] != sv[:-1]).any(1)]
+    ids = np.empty(vertices.shape[0], np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return sv[new], ids
+
+
 def _boundary_edges(mesh, faces):
     """Boundary edges of the walkable faces: (v0, v1 (E,) welded vertex ids, owner (E,)
     face, opp (E,) original id of the owner's third corner, pos (W, 3) welded positions)."""
-    pos, weld = np.unique(mesh.vertices, axis=0, return_inverse=True)
-    weld = weld.ravel().astype(np.int64)
+    pos, weld = weld_vertices(mesh.vertices)
     tri = mesh.triangles[faces]
     wt = weld[tri]
     e0 = wt.reshape(-1)
@@ -82,7 +91,7 @@ def _boundary_edges(mesh, faces):
     return e0[keep], e1[keep], owner, opp[keep], pos
 
 
-def _probe(mesh, s, p, out, safe, max_drop):
+def _probe(mesh, s, p, out, max_drop):
     """Drop (S,) metres beyond sample points p (S, 3) on edges leaving along out (S, 3);
     nan where a character cannot walk off (inside a solid, or a wall beyond)."""
     u = s.up_vector
@@ -118,7 +127,7 @@ def ledge_audit(mesh, settings=None, safe_drop=None, max_drop: float = LEDGE_MAX
     f = np.asarray(LEDGE_SAMPLES)
     sp = (p0[:, None] + f[None, :, None] * (p1 - p0)[:, None]).reshape(-1, 3)
     ns = f.size
-    drop = _probe(mesh, s, sp, np.repeat(out, ns, axis=0), safe, max_drop).reshape(-1, ns)
+    drop = _probe(mesh, s, sp, np.repeat(out, ns, axis=0), max_drop).reshape(-1, ns)
     ledge = ok & (np.nan_to_num(drop, nan=-np.inf) > safe).any(1)
     e = np.flatnonzero(ledge)
     if not e.size:

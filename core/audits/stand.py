@@ -86,16 +86,18 @@ def _columns(mesh, s, faces):
     return pts, clearance, tri, inside
 
 
-def _blocked(mesh, s, faces, pts, classes):
+def _blocked(mesh, s, faces, pts, classes, perch=True):
     """Per capsule (F*(C+P),): (blocked bool, deepest blocking depth, its triangle), for the
-    C candidates ``pts`` (F*C, 3) resting on the faces, then P perched on each face's edges.
+    C candidates ``pts`` (F*C, 3) resting on the faces, then (``perch``) P perched on each
+    face's edges.
 
     A contact blocks unless it is floor: a walkable triangle touching the capsule from below
     (contact normal . up > SUPPORT_MIN_COS, the controller's support test)."""
     u = s.up_vector
-    n = np.repeat(up_normals(mesh, faces, u), N_CANDIDATES, axis=0)
+    n = np.repeat(up_normals(mesh, faces, u), pts.shape[0] // max(faces.size, 1), axis=0)
     a = pts + n * (s.radius + s.skin_width)  # lower sphere centre, resting skin_width off
-    a = np.concatenate([a, perch_centres(mesh, faces, s).reshape(-1, 3)])
+    if perch:
+        a = np.concatenate([a, perch_centres(mesh, faces, s).reshape(-1, 3)])
     b = a + u * (s.height - 2.0 * s.radius)
     q, tri, depth, normal = contacts_chunks(mesh, a, b, s.radius)
     blocks = (classes[tri] != WALKABLE) | (normal @ u <= SUPPORT_MIN_COS)
@@ -123,9 +125,13 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
     classes = face_classes(mesh, s)
     tested = _tested_faces(mesh, s, faces, classes)
     rest = tested[~open_faces(mesh, tested, s, classes)]
-    empty = StandResult(EMPTY_I, np.empty(0), EMPTY_I, np.empty((0, 3)), tested, EMPTY_I)
+    # first pass: the centroid alone; a face whose centroid is free is settled
+    if rest.size:
+        centre = face_candidates(mesh, rest)[:, 0]
+        blocked, _d, _b = _blocked(mesh, s, rest, centre, classes, perch=False)
+        rest = rest[blocked]
     if not rest.size:
-        return empty
+        return StandResult(EMPTY_I, np.empty(0), EMPTY_I, np.empty((0, 3)), tested, EMPTY_I)
     pts, _clear, _tri, inside = _columns(mesh, s, rest)
     blocked, depth, blocker = _blocked(mesh, s, rest, pts, classes)
     f, c = rest.size, N_CANDIDATES
@@ -156,6 +162,11 @@ def headroom_audit(mesh, settings=None) -> HeadroomResult:
     classes = face_classes(mesh, s)
     tested = np.flatnonzero(classes == WALKABLE)
     rest = tested[~open_faces(mesh, tested, s, classes)]
+    # first pass: a ray of ``height`` up from the centroid; a miss settles the face
+    if rest.size:
+        centre = face_candidates(mesh, rest)[:, 0]
+        _c, tri, _inside = column_rays(mesh, centre, s.up_vector, s.height)
+        rest = rest[tri >= 0]
     if not rest.size:
         return HeadroomResult(EMPTY_I, np.empty(0), np.empty((0, 3)), EMPTY_I)
     pts, clearance, tri, inside = _columns(mesh, s, rest)
