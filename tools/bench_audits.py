@@ -19,10 +19,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
+from scenes import terrain  # noqa: E402
+
 from core.audits import headroom_audit, ledge_audit, stair_audit, stand_test  # noqa: E402
 from core.mesh import TriangleMesh  # noqa: E402
 from core.obj import read_obj  # noqa: E402
-from scenes import terrain  # noqa: E402
 
 TARGET_SECONDS = 5.0  # per audit, on the 2M-triangle grid
 SAMPLE = os.path.join(os.path.dirname(HERE), "samples", "sample_level.obj")

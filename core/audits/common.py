@@ -181,3 +181,38 @@ def components(n: int, a, b) -> np.ndarray:
             if (nxt == label).all():
                 break
             label = nxt
+
+
+COPLANAR_COS = 1.0 - 1e-9  # two faces are one polygon's triangles: normals this close...
+COPLANAR_DIST = 1e-6  # ...and the other face's vertices this near the plane, metres
+
+
+def weld_vertices(vertices):
+    """Merge vertices at exactly equal positions: (positions (W, 3), id (N,) int64 into them)."""
+    order = np.lexsort(vertices.T[::-1])
+    sv = vertices[order]
+    new = np.r_[True, (sv[1:] != sv[:-1]).any(1)]
+    ids = np.empty(vertices.shape[0], np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return sv[new], ids
+
+
+def polygon_partners(mesh, faces):
+    """Pairs (a, b) of ``faces`` sharing an edge (welded vertices) and lying in one plane:
+    triangles of one polygon (a quad or n-gon split by the exporter), both directions."""
+    _, weld = weld_vertices(mesh.vertices)
+    wt = weld[mesh.triangles[faces]]
+    e0 = wt.reshape(-1)
+    e1 = np.roll(wt, -1, axis=1).reshape(-1)
+    key = np.minimum(e0, e1) * (int(weld.max()) + 1) + np.maximum(e0, e1)
+    owner = np.repeat(faces, 3)
+    order = np.argsort(key, kind="stable")
+    key, owner = key[order], owner[order]
+    same = np.flatnonzero(key[1:] == key[:-1])
+    a, b = owner[same], owner[same + 1]
+    n = mesh.normals
+    v = mesh.vertices[mesh.triangles[b]]
+    dist = np.abs(((v - mesh.vertices[mesh.triangles[a, 0]][:, None]) * n[a][:, None]).sum(-1))
+    flat = ((n[a] * n[b]).sum(1) >= COPLANAR_COS) & (dist.max(1) <= COPLANAR_DIST)
+    a, b = a[flat], b[flat]
+    return np.concatenate([a, b]), np.concatenate([b, a])

@@ -6,9 +6,11 @@ edge a boundary). Each is probed at LEDGE_SAMPLES points: a sample counts when i
 inside a solid (``column_rays``), nothing stops a character walking over it (a horizontal
 ray ``step_height`` above the edge, outward for ``radius``, is free: no wall or rise taller
 than a step) and the floor ``radius`` beyond the edge, found by a ray down, is more than
-``safe_drop`` below the edge (or absent). Boundary edges with such a sample are merged into
-*runs*: edges meeting at a vertex that only they share, nearly collinear (LEDGE_RUN_COS) and
-dropping to the same side. One row per run.
+``safe_drop`` below the edge (or absent) at every one of three distances beyond it (just
+past it, ``min_step_depth`` and ``radius``: a crack or a tread below catches the
+character). Boundary edges with such a sample are merged into *runs*: edges meeting at a
+vertex that only they share, nearly collinear (LEDGE_RUN_COS) and dropping to the same
+side. One row per run.
 
 Frame and units: world space, metres; ``settings.up`` is up.
 """
@@ -30,6 +32,7 @@ from .common import (
     face_classes,
     raycast_chunks,
     settings_or_default,
+    weld_vertices,
 )
 
 LEDGE_SAMPLES = (0.25, 0.5, 0.75)  # probe points along each boundary edge (fractions)
@@ -64,16 +67,6 @@ def _empty():
     return LedgeResult(EMPTY_I, np.empty(0), e3, e3, e3, e3, np.empty(0), EMPTY_I, EMPTY_I)
 
 
-def weld_vertices(vertices):
-    """Merge vertices at exactly equal positions: (positions (W, 3), id (N,) int64 into them)."""
-    order = np.lexsort(vertices.T[::-1])
-    sv = vertices[order]
-    new = np.r_[True, (sv[1:] != sv[:-1]).any(1)]
-    ids = np.empty(vertices.shape[0], np.int64)
-    ids[order] = np.cumsum(new) - 1
-    return sv[new], ids
-
-
 def _boundary_edges(mesh, faces):
     """Boundary edges of the walkable faces: (v0, v1 (E,) welded vertex ids, owner (E,)
     face, opp (E,) original id of the owner's third corner, pos (W, 3) welded positions)."""
@@ -99,10 +92,13 @@ def _probe(mesh, s, p, out, max_drop):
     _c, _t, inside = column_rays(mesh, p - out * PROBE_LIFT, u,
                                  column_reach(mesh, p, u))
     lift = s.step_height + PROBE_LIFT
-    t, _ = raycast_chunks(mesh, np.concatenate([p + u * lift, p + out * s.radius + u * lift]),
-                          np.concatenate([out, np.tile(-u, (n, 1))]),
-                          np.concatenate([np.full(n, s.radius), np.full(n, lift + max_drop)]))
-    drop = np.where(np.isfinite(t[n:]), t[n:] - lift, np.inf)
+    beyond = [p + out * d + u * lift for d in (PROBE_LIFT, s.min_step_depth, s.radius)]
+    t, _ = raycast_chunks(mesh, np.concatenate([p + u * lift] + beyond),
+                          np.concatenate([out] + [np.tile(-u, (n, 1))] * 3),
+                          np.concatenate([np.full(n, s.radius), np.full(3 * n, lift + max_drop)]))
+    # the floor a character lands on is the highest of the three (a crack or a tread below
+    # the edge catches it)
+    drop = np.where(np.isfinite(t[n:]), t[n:] - lift, np.inf).reshape(3, n).min(0)
     return np.where(inside | np.isfinite(t[:n]), np.nan, drop)
 
 

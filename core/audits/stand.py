@@ -29,8 +29,10 @@ from .common import (
     face_candidates,
     face_classes,
     perch_centres,
+    polygon_partners,
     settings_or_default,
     up_normals,
+    weld_vertices,
 )
 from .screen import open_faces
 
@@ -111,6 +113,14 @@ def _blocked(mesh, s, faces, pts, classes, perch=True):
     return blocker >= 0, worst, blocker
 
 
+def _around(mesh, faces, few):
+    """The ``faces`` sharing a vertex position with one of ``few`` (``few`` included)."""
+    _, weld = weld_vertices(mesh.vertices)
+    mark = np.zeros(int(weld.max()) + 1, bool)
+    mark[weld[mesh.triangles[few]].ravel()] = True
+    return faces[mark[weld[mesh.triangles[faces]]].any(1)]
+
+
 def stand_test(mesh, settings=None, faces=None) -> StandResult:
     """Faces (walkable faces, or ``faces``) on which no candidate position is free.
 
@@ -143,6 +153,11 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
     blocker = np.concatenate([blocker[:f * c].reshape(f, c), blocker[f * c:].reshape(f, -1)], 1)
     buried = inside.all(1)
     bad = ~buried & ~(~inside & ~blocked).any(1)
+    # a face of one polygon (a quad's or n-gon's triangles) with a free partner is stood on
+    # with the partner: the back half of a stair tread next to its nosing
+    a, b = polygon_partners(mesh, _around(mesh, tested, rest[bad]))
+    fine = np.isin(b, rest[bad], invert=True) & np.isin(b, rest[buried], invert=True)
+    bad[bad] = ~np.isin(rest[bad], a[fine])
     # best try: the outside resting candidate with the shallowest blocking penetration
     d = np.where(inside, np.inf, depth)[:, :c]
     best = np.argmin(d, axis=1)
