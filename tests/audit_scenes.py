@@ -149,7 +149,7 @@ def one_problem_scene() -> TriangleMesh:
     x0, x1 = ROOMS["riser"]
     parts += room(x0, x1) + flight_to_wall(x0 + 3.0, x1, [0.2, 0.2, 0.45, 0.2], [0.3] * 3)
     x0, x1 = ROOMS["tread"]
-    parts += room(x0, x1) + flight_to_wall(x0 + 3.0, x1, [0.15] * 4, [0.3, 0.05, 0.3])
+    parts += room(x0, x1) + flight_to_wall(x0 + 3.0, x1, [0.2] * 4, [0.3, 0.05, 0.3])
     x0, x1 = ROOMS["passage"]
     parts += room(x0, x1) + [box((x0 + 3.0, 0.0, 1.2), (x0 + 5.0, ROOM_W, ROOM_H), top=False)]
     x0, x1 = ROOMS["ledge"]
