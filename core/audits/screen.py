@@ -1,21 +1,25 @@
-"""Open-ground screen: faces where nothing but the floor can reach the character's capsule.
+"""Open-ground screen: faces whose centroid position nothing but the floor can reach.
 
-A walkable face is *open* when, over a horizontal neighbourhood wide enough to hold the
-capsule resting anywhere on the face, (1) no non-walkable triangle (wall, steep face,
-ceiling) spans the capsule's heights and (2) every walkable triangle stays below the
-capsule's lower sphere centre by more than ``SUPPORT_MIN_COS * radius``. Then every contact
-such a capsule could have is a *supporting* one (its normal's up component exceeds
-SUPPORT_MIN_COS: the triangle point is below the segment by more than a quarter of the
-contact distance), which the stand test ignores, and nothing lies above the face, so the
-face has full headroom. The screen is conservative: it never clears a face the exact tests
-would report; faces it does not clear go to the exact tests (batched capsule and ray
-queries). On open terrain it clears almost every face without a mesh query.
+A walkable face is *open* when the character's capsule resting on it at its centroid (lower
+sphere centre ``a`` = centroid + normal * (radius + skin_width), as the stand test places
+it) is certainly free and has its height free above: within the horizontal disk of radius
+``radius`` around ``a``, (1) every walkable triangle stays below ``a`` by more than
+``SUPPORT_MIN_COS * radius`` (so every contact it could make is a *supporting* one, which
+the stand test ignores: the triangle point is below the segment by more than a quarter of
+the contact distance) and (2) no non-walkable triangle (wall, steep face, ceiling) spans the
+heights from ``a - radius`` to the capsule's top or the centroid + ``height``. Such a face
+passes both the stand test and the headroom audit (one free position is enough for either),
+so it needs no mesh query. The screen is conservative: it never clears a face the exact
+tests would report; faces it does not clear go to the exact tests (batched capsule and ray
+queries). On open terrain it clears almost every face.
 
-Implementation: a dense grid of square cells in the horizontal plane (side ``cell``),
-per cell the highest point of the walkable triangles over that cell (each triangle's plane
+Implementation: a dense grid of square cells in the horizontal plane (side ``cell``), per
+cell the highest point of the walkable triangles over that cell (each triangle's plane
 maximised over the cell, clipped to the triangle's own top) and the height range of the
-non-walkable triangles whose box overlaps it; both dilated by the capsule's horizontal reach
-(a max filter over the grid), then read at the cells of each face's box.
+non-walkable triangles whose box overlaps it; both dilated by ``ceil(radius / cell)`` cells
+(a max filter: every point within ``radius`` of a point lies in those cells), then read at
+the one cell of each face's ``a``. Triangles spanning at most two cells per axis (almost all
+of them) are rasterised with four clipped reads; larger ones by their full cell lists.
 """
 
 from __future__ import annotations
@@ -26,37 +30,50 @@ import numpy as np
 
 from ..constants import SUPPORT_MIN_COS
 from ..walkability import WALKABLE
-from .common import horizontal_frame
+from .common import horizontal_frame, max3, min3
 
 SCREEN_MAX_CELLS = 4_000_000  # grid cells at most (memory: ~5 float64 grids of this size)
-SCREEN_MAX_SPAN = 3  # faces whose box spans more cells per axis go to the exact tests
-SCREEN_MAX_PAIRS = 40_000_000  # (triangle, cell) pairs at most; beyond, the cells grow
+SCREEN_MAX_PAIRS = 40_000_000  # (triangle, cell) pairs of large triangles at most
 SCREEN_SLACK = 1e-6  # metres added to every reach and height bound (rounding of the frame)
 
 
-def _cell_size(span_xy, ext, reach, n_tris):
-    """Cell side: about the typical walkable face's extent, at least reach / 2, and large
+def _cell_size(span_xy, ext, radius):
+    """Cell side: about the typical walkable face's extent, at least radius / 2, and large
     enough for SCREEN_MAX_CELLS cells and SCREEN_MAX_PAIRS pairs over the level."""
-    g = max(float(np.median(ext)) if ext.size else reach, 0.5 * reach)
+    g = max(float(np.median(ext)) if ext.size else radius, 0.5 * radius)
     area = max(span_xy[0], g) * max(span_xy[1], g)
     g = max(g, math.sqrt(area / SCREEN_MAX_CELLS))
-    while (((ext / g) + 2.0) ** 2).sum() > SCREEN_MAX_PAIRS and g < 1e9:
+    big = ext[ext > g]
+    while big.size and (((big / g) + 2.0) ** 2).sum() > SCREEN_MAX_PAIRS and g < 1e9:
         g *= 2.0
+        big = ext[ext > g]
     return g
 
 
-def _pairs(lo, hi, g, nx, ny):
-    """(triangle row, flat cell) pairs of boxes lo, hi (K, 2) in cell units of side g."""
-    i0 = np.clip(np.floor(lo / g).astype(np.int64), 0, [nx - 1, ny - 1])
-    i1 = np.clip(np.floor(hi / g).astype(np.int64), 0, [nx - 1, ny - 1])
+def _pairs(i0, i1):
+    """(row, cx, cy) of every cell of the cell boxes i0..i1 (K, 2), row indexing them."""
     wx = i1[:, 0] - i0[:, 0] + 1
     wy = i1[:, 1] - i0[:, 1] + 1
     cnt = wx * wy
-    row = np.repeat(np.arange(lo.shape[0]), cnt)
+    row = np.repeat(np.arange(i0.shape[0]), cnt)
     k = np.arange(row.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    cx = i0[row, 0] + k // wy[row]
-    cy = i0[row, 1] + k % wy[row]
-    return row, cx, cy
+    return row, i0[row, 0] + k // wy[row], i0[row, 1] + k % wy[row]
+
+
+def _cell_rows(i0, i1):
+    """Yield (rows, cx, cy) covering every (box, cell) pair of the cell boxes i0..i1 (K, 2):
+    boxes at most two cells wide per axis by four clipped corner reads (a cell may come
+    twice: harmless for max / min), the others by their full cell lists."""
+    small = ((i1 - i0) <= 1).all(1)
+    rows = np.flatnonzero(small)
+    a, b = i0[rows], i1[rows]
+    for dx in (0, 1):
+        for dy in (0, 1):
+            yield rows, np.minimum(a[:, 0] + dx, b[:, 0]), np.minimum(a[:, 1] + dy, b[:, 1]), True
+    big = np.flatnonzero(~small)
+    if big.size:
+        r, cx, cy = _pairs(i0[big], i1[big])
+        yield big[r], cx, cy, False
 
 
 def _dilate(grid, k, op):
@@ -80,73 +97,81 @@ def open_faces(mesh, faces, settings, classes) -> np.ndarray:
     classes : (T,) int8 classification of every triangle (``classify_triangles``)."""
     s = settings
     u = s.up_vector
-    e1, e2 = horizontal_frame(u)
     if not faces.size:
         return np.zeros(0, bool)
+    e1, e2 = horizontal_frame(u)
     V = mesh.vertices
-    P = np.stack([V @ e1, V @ e2], axis=1)
-    H = V @ u
+    px, py, h = V @ e1, V @ e2, V @ u
     tri = mesh.triangles
-    cp, ch = P[tri], H[tri]  # (T, 3, 2), (T, 3)
-    lo, hi = cp.min(1), cp.max(1)
-    origin = lo.min(0)
-    lo, hi = lo - origin, hi - origin
-    reach = s.radius + math.sin(math.radians(s.max_slope_deg)) * (s.radius + s.skin_width)
-    reach += SCREEN_SLACK
+    t0, t1, t2 = tri[:, 0], tri[:, 1], tri[:, 2]
+    origin = np.array([px.min(), py.min()])
+    r = s.radius + SCREEN_SLACK
     walk = classes == WALKABLE
-    g = _cell_size(hi.max(0), (hi - lo)[faces].max(1), reach, faces.size)
-    nx, ny = (np.floor(hi.max(0) / g).astype(np.int64) + 1).tolist()
-    # walkable tops per cell: each plane maximised over the cell, clipped to the triangle top
+
+    def boxes(rows):
+        """Corner columns and horizontal box (lo, hi (n, 2), relative to origin) of rows."""
+        xs = (px[t0[rows]], px[t1[rows]], px[t2[rows]])
+        ys = (py[t0[rows]], py[t1[rows]], py[t2[rows]])
+        lo = np.stack([min3(*xs), min3(*ys)], 1) - origin
+        hi = np.stack([max3(*xs), max3(*ys)], 1) - origin
+        return xs, ys, lo, hi
+
     wi = np.flatnonzero(walk)
+    wx, wy, wlo, whi = boxes(wi)
+    span = np.array([px.max(), py.max()]) - origin
+    g = _cell_size(span, np.maximum(whi - wlo, 0.0).max(1), r)
+    nx, ny = (np.floor(span / g).astype(np.int64) + 1).tolist()
+
+    def cells(lo, hi):
+        top = np.array([nx - 1, ny - 1])
+        i0 = np.minimum(np.maximum((lo * (1.0 / g)).astype(np.int64), 0), top)
+        i1 = np.minimum(np.maximum((hi * (1.0 / g)).astype(np.int64), 0), top)
+        return i0, i1
+
+    # walkable tops per cell: each plane maximised over the cell, clipped to the triangle top
     n = mesh.normals[wi]
     nu = n @ u
-    grad = -np.stack([n @ e1, n @ e2], 1) / nu[:, None]  # dh / d(e1, e2), |grad| <= tan(slope)
-    row, cx, cy = _pairs(lo[wi], hi[wi], g, nx, ny)
-    base = ch[wi, 0] - ((cp[wi, 0] - origin) * grad).sum(1)  # plane height at the origin
-    gr = grad[row]
-    x0, y0 = cx * g, cy * g
-    top = base[row] + np.maximum(gr[:, 0] * x0, gr[:, 0] * (x0 + g)) + np.maximum(
-        gr[:, 1] * y0, gr[:, 1] * (y0 + g))
-    top = np.minimum(top, ch[wi].max(1)[row])
+    gx, gy = -(n @ e1) / nu, -(n @ e2) / nu  # dh / d(e1, e2), |grad| <= tan(slope)
+    wh = (h[t0[wi]], h[t1[wi]], h[t2[wi]])
+    base = wh[0] - (wx[0] - origin[0]) * gx - (wy[0] - origin[1]) * gy  # height at origin
+    wtop_tri = max3(*wh)
     wtop = np.full(nx * ny, -np.inf)
-    np.maximum.at(wtop, cx * ny + cy, top)
+    for rows, cx, cy, small in _cell_rows(*cells(wlo, whi)):
+        if small:  # the triangle's top: its plane over a cell is at most one cell lower
+            np.maximum.at(wtop, cx * ny + cy, wtop_tri[rows])
+            continue
+        x0, y0 = cx * g, cy * g
+        gxr, gyr = gx[rows], gy[rows]
+        top = base[rows] + np.maximum(gxr * x0, gxr * (x0 + g)) + np.maximum(gyr * y0,
+                                                                             gyr * (y0 + g))
+        np.maximum.at(wtop, cx * ny + cy, np.minimum(top, wtop_tri[rows]))
     # non-walkable height ranges per cell
     oi = np.flatnonzero(~walk)
-    row, cx, cy = _pairs(lo[oi], hi[oi], g, nx, ny)
     otop = np.full(nx * ny, -np.inf)
     obot = np.full(nx * ny, np.inf)
-    np.maximum.at(otop, cx * ny + cy, ch[oi].max(1)[row])
-    np.minimum.at(obot, cx * ny + cy, ch[oi].min(1)[row])
-    k = int(math.ceil(reach / g))
-    wtop = _dilate(wtop.reshape(nx, ny), k, np.maximum)
-    otop = _dilate(otop.reshape(nx, ny), k, np.maximum)
-    obot = _dilate(obot.reshape(nx, ny), k, np.minimum)
-    return _read_faces(mesh, faces, s, u, lo, hi, ch, g, (nx, ny), (wtop, otop, obot))
-
-
-def _read_faces(mesh, faces, s, u, lo, hi, ch, g, shape, grids):
-    """Apply the two bounds at each face from the dilated grids (max over its box's cells)."""
-    nx, ny = shape
-    wtop, otop, obot = grids
-    i0 = np.clip(np.floor(lo[faces] / g).astype(np.int64), 0, [nx - 1, ny - 1])
-    i1 = np.clip(np.floor(hi[faces] / g).astype(np.int64), 0, [nx - 1, ny - 1])
-    span = i1 - i0
-    small = (span <= SCREEN_MAX_SPAN - 1).all(1)
-    w = np.full(faces.size, -np.inf)
-    ot = np.full(faces.size, -np.inf)
-    ob = np.full(faces.size, np.inf)
-    for dx in range(SCREEN_MAX_SPAN):
-        for dy in range(SCREEN_MAX_SPAN):
-            m = small & (span[:, 0] >= dx) & (span[:, 1] >= dy)
-            cx, cy = i0[m, 0] + dx, i0[m, 1] + dy
-            w[m] = np.maximum(w[m], wtop[cx, cy])
-            ot[m] = np.maximum(ot[m], otop[cx, cy])
-            ob[m] = np.minimum(ob[m], obot[cx, cy])
-    nz = mesh.normals[faces] @ u
-    fmin, fmax = ch[faces].min(1), ch[faces].max(1)
-    centre_low = fmin + np.abs(nz) * (s.radius + s.skin_width)
-    floor_ok = w < centre_low - SUPPORT_MIN_COS * s.radius - SCREEN_SLACK
-    clear_lo = fmin - s.radius - SCREEN_SLACK
-    clear_hi = fmax + s.height + s.skin_width + SCREEN_SLACK
-    others_ok = (ot < clear_lo) | (ob > clear_hi)
-    return small & floor_ok & others_ok
+    if oi.size:
+        _x, _y, olo, ohi = boxes(oi)
+        oh = (h[t0[oi]], h[t1[oi]], h[t2[oi]])
+        ohi_h, olo_h = max3(*oh), min3(*oh)
+        for rows, cx, cy, _small in _cell_rows(*cells(olo, ohi)):
+            np.maximum.at(otop, cx * ny + cy, ohi_h[rows])
+            np.minimum.at(obot, cx * ny + cy, olo_h[rows])
+    k = int(math.floor(r / g)) + 1  # >= ceil(r / g), with room for rounding of the cells
+    wtop = _dilate(wtop.reshape(nx, ny), k, np.maximum).ravel()
+    otop = _dilate(otop.reshape(nx, ny), k, np.maximum).ravel()
+    obot = _dilate(obot.reshape(nx, ny), k, np.minimum).ravel()
+    # each face's resting lower-sphere centre a and the one cell it lies in
+    f0, f1, f2 = t0[faces], t1[faces], t2[faces]
+    cen = (V[f0] + V[f1] + V[f2]) / 3.0
+    nf = mesh.normals[faces]
+    nf = nf * np.where(nf @ u < 0.0, -1.0, 1.0)[:, None]
+    a = cen + nf * (s.radius + s.skin_width)
+    ia = np.stack([a @ e1, a @ e2], 1) - origin
+    i0, _ = cells(ia, ia)
+    cell = i0[:, 0] * ny + i0[:, 1]
+    au = a @ u
+    floor_ok = wtop[cell] < au - SUPPORT_MIN_COS * s.radius - SCREEN_SLACK
+    clear_lo = au - r
+    clear_hi = np.maximum(au + s.height - s.radius, cen @ u + s.height) + SCREEN_SLACK
+    others_ok = (otop[cell] < clear_lo) | (obot[cell] > clear_hi)
+    return floor_ok & others_ok
