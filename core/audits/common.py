@@ -233,14 +233,44 @@ def weld_vertices(vertices):
     return sv[new], ids
 
 
+def weld_faces(mesh, faces):
+    """Weld only the vertices ``faces`` (K,) use: (positions (W, 3), corner ids (K, 3) into
+    them; corners at exactly equal positions share an id)."""
+    used, inv = np.unique(mesh.triangles[faces], return_inverse=True)
+    pos, ids = weld_vertices(mesh.vertices[used])
+    return pos, ids[inv.ravel()].reshape(-1, 3)
+
+
+# A fixed direction to key vertex positions by one float: equal positions give equal keys
+# (a prefilter; welding decides exactly). Irrational-looking components so that different
+# grid positions rarely collide.
+POSITION_KEY = np.array([1.0, 0.7548776662466927, 0.5698402909980532])
+
+
+def faces_touching(mesh, faces, few):
+    """The ``faces`` (K,) sharing a vertex position with one of ``few`` (``few`` included
+    when in ``faces``). Welds only the vertices of the faces whose key may match."""
+    if not few.size:
+        return faces[:0]
+    key = mesh.vertices @ POSITION_KEY
+    near = np.isin(key, key[mesh.triangles[few]].ravel())
+    sub = faces[near[mesh.triangles[faces]].any(1)]
+    both = np.concatenate([few, sub])
+    _, wid = weld_faces(mesh, both)
+    mark = np.zeros(int(wid.max()) + 1, bool)
+    mark[wid[:few.size].ravel()] = True
+    return sub[mark[wid[few.size:]].any(1)]
+
+
 def polygon_partners(mesh, faces):
     """Pairs (a, b) of ``faces`` sharing an edge (welded vertices) and lying in one plane:
     triangles of one polygon (a quad or n-gon split by the exporter), both directions."""
-    _, weld = weld_vertices(mesh.vertices)
-    wt = weld[mesh.triangles[faces]]
+    if not faces.size:
+        return faces[:0], faces[:0]
+    _, wt = weld_faces(mesh, faces)
     e0 = wt.reshape(-1)
     e1 = np.roll(wt, -1, axis=1).reshape(-1)
-    key = np.minimum(e0, e1) * (int(weld.max()) + 1) + np.maximum(e0, e1)
+    key = np.minimum(e0, e1) * (int(wt.max()) + 1) + np.maximum(e0, e1)
     owner = np.repeat(faces, 3)
     order = np.argsort(key, kind="stable")
     key, owner = key[order], owner[order]

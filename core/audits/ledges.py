@@ -69,18 +69,31 @@ def _empty():
 
 def _boundary_edges(mesh, faces):
     """Boundary edges of the walkable faces: (v0, v1 (E,) welded vertex ids, owner (E,)
-    face, opp (E,) original id of the owner's third corner, pos (W, 3) welded positions)."""
-    pos, weld = weld_vertices(mesh.vertices)
+    face, opp (E,) original id of the owner's third corner, pos (W, 3) welded positions).
+
+    An edge two faces share by vertex index is no boundary (welding only adds sharing), so
+    positions are welded only for the edges left once by index."""
     tri = mesh.triangles[faces]
-    wt = weld[tri]
-    e0 = wt.reshape(-1)
-    e1 = np.roll(wt, -1, axis=1).reshape(-1)
-    opp = np.roll(tri, -2, axis=1).reshape(-1)
+    r0 = tri.reshape(-1)
+    r1 = np.roll(tri, -1, axis=1).reshape(-1)
+    key = np.minimum(r0, r1) * mesh.vertices.shape[0] + np.maximum(r0, r1)
+    order = np.argsort(key)
+    ks = key[order]
+    single = np.ones(ks.size, bool)
+    dup = ks[1:] == ks[:-1]
+    single[1:] &= ~dup
+    single[:-1] &= ~dup
+    cand = order[single]  # half-edges whose index pair no other face has
+    opp = np.roll(tri, -2, axis=1).reshape(-1)[cand]
+    used, inv = np.unique(np.concatenate([r0[cand], r1[cand]]), return_inverse=True)
+    pos, wid = weld_vertices(mesh.vertices[used])
+    wid = wid[inv.ravel()]
+    e0, e1 = wid[:cand.size], wid[cand.size:]
     lo, hi = np.minimum(e0, e1), np.maximum(e0, e1)
-    key = lo * (int(weld.max()) + 1) + hi
-    _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
-    keep = (cnt[inv.ravel()] == 1) & (lo != hi)
-    owner = np.repeat(faces, 3)[keep]
+    wkey = lo * (int(wid.max(initial=0)) + 1) + hi
+    _, winv, cnt = np.unique(wkey, return_inverse=True, return_counts=True)
+    keep = (cnt[winv.ravel()] == 1) & (lo != hi)
+    owner = faces[cand // 3][keep]
     return e0[keep], e1[keep], owner, opp[keep], pos
 
 

@@ -28,11 +28,11 @@ from .common import (
     contacts_chunks,
     face_candidates,
     face_classes,
+    faces_touching,
     perch_centres,
     polygon_partners,
     settings_or_default,
     up_normals,
-    weld_vertices,
 )
 from .screen import open_faces
 
@@ -88,18 +88,13 @@ def _columns(mesh, s, faces):
     return pts, clearance, tri, inside
 
 
-def _blocked(mesh, s, faces, pts, classes, perch=True):
-    """Per capsule (F*(C+P),): (blocked bool, deepest blocking depth, its triangle), for the
-    C candidates ``pts`` (F*C, 3) resting on the faces, then (``perch``) P perched on each
-    face's edges.
+def _blocked(mesh, s, a, classes):
+    """Per capsule (K,) with lower-sphere centres ``a`` (K, 3): (blocked bool, deepest
+    blocking depth, its triangle).
 
     A contact blocks unless it is floor: a walkable triangle touching the capsule from below
     (contact normal . up > SUPPORT_MIN_COS, the controller's support test)."""
     u = s.up_vector
-    n = np.repeat(up_normals(mesh, faces, u), pts.shape[0] // max(faces.size, 1), axis=0)
-    a = pts + n * (s.radius + s.skin_width)  # lower sphere centre, resting skin_width off
-    if perch:
-        a = np.concatenate([a, perch_centres(mesh, faces, s).reshape(-1, 3)])
     b = a + u * (s.height - 2.0 * s.radius)
     q, tri, depth, normal = contacts_chunks(mesh, a, b, s.radius)
     blocks = (classes[tri] != WALKABLE) | (normal @ u <= SUPPORT_MIN_COS)
@@ -113,23 +108,25 @@ def _blocked(mesh, s, faces, pts, classes, perch=True):
     return blocker >= 0, worst, blocker
 
 
-def _around(mesh, faces, few):
-    """The ``faces`` sharing a vertex position with one of ``few`` (``few`` included)."""
-    _, weld = weld_vertices(mesh.vertices)
-    mark = np.zeros(int(weld.max()) + 1, bool)
-    mark[weld[mesh.triangles[few]].ravel()] = True
-    return faces[mark[weld[mesh.triangles[faces]]].any(1)]
+def _resting(mesh, s, faces, pts):
+    """Lower-sphere centres (F, C, 3) of the capsule resting on ``faces`` at foot points
+    ``pts`` (F, C, 3): ``skin_width`` off the face along its normal."""
+    n = up_normals(mesh, faces, s.up_vector)
+    return pts + n[:, None, :] * (s.radius + s.skin_width)
 
 
 def stand_test(mesh, settings=None, faces=None) -> StandResult:
     """Faces (walkable faces, or ``faces``) on which no candidate position is free.
 
     At each candidate foot point the character's capsule rests on the face (its lower cap
-    ``skin_width`` off the face along the face normal, as the controller leaves it). The
-    position is blocked when a triangle other than floor penetrates the capsule: any
-    non-walkable triangle, or a walkable one touching it from the side or above (a low slab,
-    a thin plate overhead). A face is reported when it has candidates outside solids and all
-    of them are blocked.
+    ``skin_width`` off the face along the face normal, as the controller leaves it); the
+    capsule may also perch on the face's edges (``perch_centres``). A position is blocked
+    when a triangle other than floor penetrates the capsule: any non-walkable triangle, or a
+    walkable one touching it from the side or above (a low slab, a thin plate overhead). A
+    face is reported when it has candidates outside solids and all of them are blocked.
+
+    Work: the open-ground screen settles most faces; the rest are tried one candidate at a
+    time (a batched query per candidate over the faces not yet settled), centroid first.
     """
     s = settings_or_default(settings)
     classes = face_classes(mesh, s)
@@ -137,25 +134,32 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
     rest = tested[~open_faces(mesh, tested, s, classes)]
     # first pass: the centroid alone; a face whose centroid is free is settled
     if rest.size:
-        centre = face_candidates(mesh, rest)[:, 0]
-        blocked, _d, _b = _blocked(mesh, s, rest, centre, classes, perch=False)
-        rest = rest[blocked]
+        centre = _resting(mesh, s, rest, face_candidates(mesh, rest)[:, :1])[:, 0]
+        blocked, d0, b0 = _blocked(mesh, s, centre, classes)
+        rest, d0, b0 = rest[blocked], d0[blocked], b0[blocked]
     if not rest.size:
         return StandResult(EMPTY_I, np.empty(0), EMPTY_I, np.empty((0, 3)), tested, EMPTY_I)
-    pts, _clear, _tri, inside = _columns(mesh, s, rest)
-    blocked, depth, blocker = _blocked(mesh, s, rest, pts, classes)
     f, c = rest.size, N_CANDIDATES
-    inside = inside.reshape(f, c)
+    pts, _clear, _tri, inside = _columns(mesh, s, rest)
+    pts, inside = pts.reshape(f, c, 3), inside.reshape(f, c)
     # a perch counts as outside when the inset point of its edge or vertex is
     inside = np.concatenate([inside, inside[:, 4:7], inside[:, 1:4]], axis=1)
-    blocked = np.concatenate([blocked[:f * c].reshape(f, c), blocked[f * c:].reshape(f, -1)], 1)
-    depth = np.concatenate([depth[:f * c].reshape(f, c), depth[f * c:].reshape(f, -1)], 1)
-    blocker = np.concatenate([blocker[:f * c].reshape(f, c), blocker[f * c:].reshape(f, -1)], 1)
+    centres = np.concatenate([_resting(mesh, s, rest, pts), perch_centres(mesh, rest, s)], 1)
     buried = inside.all(1)
-    bad = ~buried & ~(~inside & ~blocked).any(1)
+    free = np.zeros(f, bool)
+    depth = np.full(inside.shape, np.inf)
+    blocker = np.full(inside.shape, -1, np.int64)
+    depth[:, 0], blocker[:, 0] = d0, b0
+    for j in range(1, centres.shape[1]):  # one batched query per candidate, not per face
+        act = np.flatnonzero(~free & ~inside[:, j])
+        if not act.size:
+            continue
+        blk, depth[act, j], blocker[act, j] = _blocked(mesh, s, centres[act, j], classes)
+        free[act[~blk]] = True
+    bad = ~buried & ~free
     # a face of one polygon (a quad's or n-gon's triangles) with a free partner is stood on
     # with the partner: the back half of a stair tread next to its nosing
-    a, b = polygon_partners(mesh, _around(mesh, tested, rest[bad]))
+    a, b = polygon_partners(mesh, faces_touching(mesh, tested, rest[bad]))
     fine = np.isin(b, rest[bad], invert=True) & np.isin(b, rest[buried], invert=True)
     bad[bad] = ~np.isin(rest[bad], a[fine])
     # best try: the outside resting candidate with the shallowest blocking penetration
@@ -163,7 +167,7 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
     best = np.argmin(d, axis=1)
     rows = np.arange(f)
     return StandResult(rest[bad], d[rows, best][bad], blocker[rows, best][bad],
-                       pts.reshape(f, c, 3)[rows, best][bad], tested, rest[buried])
+                       pts[rows, best][bad], tested, rest[buried])
 
 
 def headroom_audit(mesh, settings=None) -> HeadroomResult:
