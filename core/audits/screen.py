@@ -50,30 +50,35 @@ def _cell_size(span_xy, ext, radius):
     return g
 
 
-def _pairs(i0, i1):
-    """(row, cx, cy) of every cell of the cell boxes i0..i1 (K, 2), row indexing them."""
-    wx = i1[:, 0] - i0[:, 0] + 1
-    wy = i1[:, 1] - i0[:, 1] + 1
+def _pairs(ix0, iy0, ix1, iy1):
+    """(row, cx, cy) of every cell of the cell boxes ix0..ix1, iy0..iy1 (K,), row indexing
+    them."""
+    wx = ix1 - ix0 + 1
+    wy = iy1 - iy0 + 1
     cnt = wx * wy
-    row = np.repeat(np.arange(i0.shape[0]), cnt)
+    row = np.repeat(np.arange(ix0.size), cnt)
     k = np.arange(row.size) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    return row, i0[row, 0] + k // wy[row], i0[row, 1] + k % wy[row]
+    return row, ix0[row] + k // wy[row], iy0[row] + k % wy[row]
 
 
-def _cell_rows(i0, i1):
-    """Yield (rows, cx, cy) covering every (box, cell) pair of the cell boxes i0..i1 (K, 2):
-    boxes at most two cells wide per axis by four clipped corner reads (a cell may come
-    twice: harmless for max / min), the others by their full cell lists."""
-    small = ((i1 - i0) <= 1).all(1)
-    rows = np.flatnonzero(small)
-    a, b = i0[rows], i1[rows]
-    for dx in (0, 1):
-        for dy in (0, 1):
-            yield rows, np.minimum(a[:, 0] + dx, b[:, 0]), np.minimum(a[:, 1] + dy, b[:, 1]), True
+def _cell_rows(ix0, iy0, ix1, iy1, ny):
+    """Yield (rows, flat cell, small) covering every (box, cell) pair of the cell boxes
+    ix0..ix1, iy0..iy1 (K,) of a grid with ``ny`` cells along its second axis: boxes at most
+    two cells wide per axis by four corner reads (a cell may come twice: harmless for max /
+    min; ``rows`` is a slice when all are such), the others by their full cell lists."""
+    sx = ix1 - ix0
+    sy = iy1 - iy0
+    small = (sx <= 1) & (sy <= 1)
+    rows = slice(None) if small.all() else np.flatnonzero(small)
+    base = ix0[rows] * ny + iy0[rows]
+    dx = sx[rows] * ny
+    dy = sy[rows]
+    for off in (0, dx, dy, dx + dy):
+        yield rows, base + off, True
     big = np.flatnonzero(~small)
     if big.size:
-        r, cx, cy = _pairs(i0[big], i1[big])
-        yield big[r], cx, cy, False
+        r, cx, cy = _pairs(ix0[big], iy0[big], ix1[big], iy1[big])
+        yield big[r], cx * ny + cy, False
 
 
 def _dilate(grid, k, op):
@@ -102,76 +107,77 @@ def open_faces(mesh, faces, settings, classes) -> np.ndarray:
     e1, e2 = horizontal_frame(u)
     V = mesh.vertices
     px, py, h = V @ e1, V @ e2, V @ u
+    ox, oy = px.min(), py.min()
+    px -= ox
+    py -= oy
     tri = mesh.triangles
     t0, t1, t2 = tri[:, 0], tri[:, 1], tri[:, 2]
-    origin = np.array([px.min(), py.min()])
     r = s.radius + SCREEN_SLACK
     walk = classes == WALKABLE
+    wi = slice(None) if walk.all() else np.flatnonzero(walk)
+    w0, w1, w2 = t0[wi], t1[wi], t2[wi]
+    wx = (px[w0], px[w1], px[w2])
+    wy = (py[w0], py[w1], py[w2])
+    wxlo, wxhi, wylo, wyhi = min3(*wx), max3(*wx), min3(*wy), max3(*wy)
+    span = (float(px.max()), float(py.max()))
+    g = _cell_size(span, np.maximum(wxhi - wxlo, wyhi - wylo), r)
+    inv = 1.0 / g
+    # one spare cell per axis: a box's top corner may round up to the next cell
+    nx, ny = int(span[0] * inv) + 2, int(span[1] * inv) + 2
 
-    def boxes(rows):
-        """Corner columns and horizontal box (lo, hi (n, 2), relative to origin) of rows."""
-        xs = (px[t0[rows]], px[t1[rows]], px[t2[rows]])
-        ys = (py[t0[rows]], py[t1[rows]], py[t2[rows]])
-        lo = np.stack([min3(*xs), min3(*ys)], 1) - origin
-        hi = np.stack([max3(*xs), max3(*ys)], 1) - origin
-        return xs, ys, lo, hi
-
-    wi = np.flatnonzero(walk)
-    wx, wy, wlo, whi = boxes(wi)
-    span = np.array([px.max(), py.max()]) - origin
-    g = _cell_size(span, np.maximum(whi - wlo, 0.0).max(1), r)
-    nx, ny = (np.floor(span / g).astype(np.int64) + 1).tolist()
-
-    def cells(lo, hi):
-        top = np.array([nx - 1, ny - 1])
-        i0 = np.minimum(np.maximum((lo * (1.0 / g)).astype(np.int64), 0), top)
-        i1 = np.minimum(np.maximum((hi * (1.0 / g)).astype(np.int64), 0), top)
-        return i0, i1
+    def cell(x):  # coordinates >= 0 (relative to the level's corner) to cell indices
+        return (x * inv).astype(np.int64)
 
     # walkable tops per cell: each plane maximised over the cell, clipped to the triangle top
-    n = mesh.normals[wi]
-    nu = n @ u
-    gx, gy = -(n @ e1) / nu, -(n @ e2) / nu  # dh / d(e1, e2), |grad| <= tan(slope)
-    wh = (h[t0[wi]], h[t1[wi]], h[t2[wi]])
-    base = wh[0] - (wx[0] - origin[0]) * gx - (wy[0] - origin[1]) * gy  # height at origin
+    wh = (h[w0], h[w1], h[w2])
     wtop_tri = max3(*wh)
     wtop = np.full(nx * ny, -np.inf)
-    for rows, cx, cy, small in _cell_rows(*cells(wlo, whi)):
+    boxes = (cell(wxlo), cell(wylo), cell(wxhi), cell(wyhi))
+    for rows, flat, small in _cell_rows(*boxes, ny):
         if small:  # the triangle's top: its plane over a cell is at most one cell lower
-            np.maximum.at(wtop, cx * ny + cy, wtop_tri[rows])
+            np.maximum.at(wtop, flat, wtop_tri[rows])
             continue
-        x0, y0 = cx * g, cy * g
-        gxr, gyr = gx[rows], gy[rows]
-        top = base[rows] + np.maximum(gxr * x0, gxr * (x0 + g)) + np.maximum(gyr * y0,
-                                                                             gyr * (y0 + g))
-        np.maximum.at(wtop, cx * ny + cy, np.minimum(top, wtop_tri[rows]))
-    # non-walkable height ranges per cell
-    oi = np.flatnonzero(~walk)
+        n = mesh.normals[wi][rows]
+        nu = n @ u
+        gx, gy = -(n @ e1) / nu, -(n @ e2) / nu  # dh / d(e1, e2), |grad| <= tan(slope)
+        base = wh[0][rows] - wx[0][rows] * gx - wy[0][rows] * gy  # plane height at the corner
+        x0, y0 = (flat // ny) * g, (flat % ny) * g
+        top = base + np.maximum(gx * x0, gx * (x0 + g)) + np.maximum(gy * y0, gy * (y0 + g))
+        np.maximum.at(wtop, flat, np.minimum(top, wtop_tri[rows]))
+    # non-walkable height ranges per cell; the top of those facing up (a solid's roof: a
+    # point under it may be inside the solid)
     otop = np.full(nx * ny, -np.inf)
     obot = np.full(nx * ny, np.inf)
+    uptop = np.full(nx * ny, -np.inf)
+    oi = np.flatnonzero(~walk)
     if oi.size:
-        _x, _y, olo, ohi = boxes(oi)
-        oh = (h[t0[oi]], h[t1[oi]], h[t2[oi]])
-        ohi_h, olo_h = max3(*oh), min3(*oh)
-        for rows, cx, cy, _small in _cell_rows(*cells(olo, ohi)):
-            np.maximum.at(otop, cx * ny + cy, ohi_h[rows])
-            np.minimum.at(obot, cx * ny + cy, olo_h[rows])
-    k = int(math.floor(r / g)) + 1  # >= ceil(r / g), with room for rounding of the cells
+        o0, o1, o2 = t0[oi], t1[oi], t2[oi]
+        ox_, oy_, oh = (px[o0], px[o1], px[o2]), (py[o0], py[o1], py[o2]), (h[o0], h[o1], h[o2])
+        ohi, olo = max3(*oh), min3(*oh)
+        uphi = np.where(mesh.normals[oi] @ u > 0.0, ohi, -np.inf)
+        boxes = (cell(min3(*ox_)), cell(min3(*oy_)), cell(max3(*ox_)), cell(max3(*oy_)))
+        for rows, flat, _small in _cell_rows(*boxes, ny):
+            np.maximum.at(otop, flat, ohi[rows])
+            np.minimum.at(obot, flat, olo[rows])
+            np.maximum.at(uptop, flat, uphi[rows])
+    k = int(math.floor(r * inv)) + 1  # >= ceil(r / g), with room for rounding of the cells
     wtop = _dilate(wtop.reshape(nx, ny), k, np.maximum).ravel()
     otop = _dilate(otop.reshape(nx, ny), k, np.maximum).ravel()
     obot = _dilate(obot.reshape(nx, ny), k, np.minimum).ravel()
+    uptop = _dilate(uptop.reshape(nx, ny), k, np.maximum).ravel()
     # each face's resting lower-sphere centre a and the one cell it lies in
     f0, f1, f2 = t0[faces], t1[faces], t2[faces]
-    cen = (V[f0] + V[f1] + V[f2]) / 3.0
+    cen = (V[f0] + V[f1] + V[f2]) * (1.0 / 3.0)
     nf = mesh.normals[faces]
     nf = nf * np.where(nf @ u < 0.0, -1.0, 1.0)[:, None]
     a = cen + nf * (s.radius + s.skin_width)
-    ia = np.stack([a @ e1, a @ e2], 1) - origin
-    i0, _ = cells(ia, ia)
-    cell = i0[:, 0] * ny + i0[:, 1]
+    ix = np.minimum(np.maximum(cell(np.maximum(a @ e1 - ox, 0.0)), 0), nx - 1)
+    iy = np.minimum(np.maximum(cell(np.maximum(a @ e2 - oy, 0.0)), 0), ny - 1)
+    at = ix * ny + iy
     au = a @ u
-    floor_ok = wtop[cell] < au - SUPPORT_MIN_COS * s.radius - SCREEN_SLACK
+    floor_ok = wtop[at] < au - SUPPORT_MIN_COS * s.radius - SCREEN_SLACK
     clear_lo = au - r
     clear_hi = np.maximum(au + s.height - s.radius, cen @ u + s.height) + SCREEN_SLACK
-    others_ok = (otop[cell] < clear_lo) | (obot[cell] > clear_hi)
-    return floor_ok & others_ok
+    below = otop[at] < clear_lo
+    above = (obot[at] > clear_hi) & (uptop[at] < clear_lo)  # and no roof over the centroid
+    return floor_ok & (below | above)

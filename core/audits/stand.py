@@ -132,11 +132,15 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
     classes = face_classes(mesh, s)
     tested = _tested_faces(mesh, s, faces, classes)
     rest = tested[~open_faces(mesh, tested, s, classes)]
-    # first pass: the centroid alone; a face whose centroid is free is settled
+    # first pass: the centroid alone; a face whose centroid is free (and not inside a solid)
+    # is settled
     if rest.size:
-        centre = _resting(mesh, s, rest, face_candidates(mesh, rest)[:, :1])[:, 0]
-        blocked, d0, b0 = _blocked(mesh, s, centre, classes)
-        rest, d0, b0 = rest[blocked], d0[blocked], b0[blocked]
+        foot = face_candidates(mesh, rest)[:, :1]
+        _c, _t, inside0 = column_rays(mesh, foot[:, 0], s.up_vector,
+                                      column_reach(mesh, foot[:, 0], s.up_vector))
+        blocked, d0, b0 = _blocked(mesh, s, _resting(mesh, s, rest, foot)[:, 0], classes)
+        keep = blocked | inside0
+        rest, d0, b0 = rest[keep], d0[keep], b0[keep]
     if not rest.size:
         return StandResult(EMPTY_I, np.empty(0), EMPTY_I, np.empty((0, 3)), tested, EMPTY_I)
     f, c = rest.size, N_CANDIDATES
@@ -181,11 +185,12 @@ def headroom_audit(mesh, settings=None) -> HeadroomResult:
     classes = face_classes(mesh, s)
     tested = np.flatnonzero(classes == WALKABLE)
     rest = tested[~open_faces(mesh, tested, s, classes)]
-    # first pass: a ray of ``height`` up from the centroid; a miss settles the face
+    # first pass: the ray up from the centroid; full height free outside solids settles it
     if rest.size:
         centre = face_candidates(mesh, rest)[:, 0]
-        _c, tri, _inside = column_rays(mesh, centre, s.up_vector, s.height)
-        rest = rest[tri >= 0]
+        clear, _t, inside = column_rays(mesh, centre, s.up_vector,
+                                        column_reach(mesh, centre, s.up_vector))
+        rest = rest[(clear < s.height) | inside]
     if not rest.size:
         return HeadroomResult(EMPTY_I, np.empty(0), np.empty((0, 3)), EMPTY_I)
     pts, clearance, tri, inside = _columns(mesh, s, rest)
