@@ -163,6 +163,50 @@ def perch_centres(mesh, faces, settings) -> np.ndarray:
     return np.concatenate([mid + out * d, v + corner * d], axis=1) + u * lift
 
 
+# The foot ring (stand test, last resort): the capsule resting on a face's boundary with its
+# axis beyond it, at these fractions of its radius (horizontally), beyond these points along
+# each edge and beyond each vertex. A face is stood on when its foot overlaps the face: the
+# axis less than ``radius`` from it (the controller stands on an edge while its axis is
+# within radius of it). 0.95: just inside that range.
+RING_DISTANCES = (0.25, 0.5, 0.75, 0.95)
+RING_ALONG = (0.1, 0.3, 0.5, 0.7, 0.9)
+
+
+def foot_ring(mesh, faces, settings):
+    """Lower-sphere centres (K, N, 3) of the capsule resting on the boundary of ``faces`` with
+    its axis RING_DISTANCES * radius beyond RING_ALONG points of each edge and beyond each
+    vertex, the sphere ``skin_width`` off the boundary point; and the axis foot points
+    (K, N, 3) (the boundary point moved out, at its height)."""
+    s = settings
+    u = s.up_vector
+    v = mesh.vertices[mesh.triangles[faces]]  # (K, 3, 3)
+    w = np.roll(v, -1, axis=1)
+    t = np.asarray(RING_ALONG)
+    pts = v[:, :, None] + t[None, None, :, None] * (w - v)[:, :, None]  # (K, 3, A, 3)
+    out = np.cross(w - v, u)
+    out -= (out @ u)[..., None] * u
+    ol = np.sqrt((out * out).sum(-1, keepdims=True))
+    out = out / np.where(ol > 0.0, ol, 1.0)
+    cen = v.mean(axis=1, keepdims=True)
+    away = ((0.5 * (v + w) - cen) * out).sum(-1, keepdims=True)
+    out = out * np.where(away < 0.0, -1.0, 1.0)
+    corner = v - cen
+    corner -= (corner @ u)[..., None] * u
+    cl = np.sqrt((corner * corner).sum(-1, keepdims=True))
+    corner = corner / np.where(cl > 0.0, cl, 1.0)
+    k = faces.size
+    base = np.concatenate([pts.reshape(k, -1, 3), v], axis=1)  # (K, 3A + 3, 3)
+    dirs = np.concatenate([np.repeat(out, t.size, axis=1), corner], axis=1)
+    feet, centres = [], []
+    for f in RING_DISTANCES:
+        d = f * s.radius
+        lift = math.sqrt((s.radius + s.skin_width) ** 2 - d * d)
+        foot = base + dirs * d
+        feet.append(foot)
+        centres.append(foot + u * lift)
+    return np.concatenate(centres, axis=1), np.concatenate(feet, axis=1)
+
+
 def up_normals(mesh, faces, u) -> np.ndarray:
     """(K, 3) unit face normals turned to the side of ``u``."""
     n = mesh.normals[faces]

@@ -22,6 +22,7 @@ from ..walkability import WALKABLE
 from .common import (
     EMPTY_I,
     N_CANDIDATES,
+    PROBE_LIFT,
     as_faces,
     column_rays,
     column_reach,
@@ -29,8 +30,10 @@ from .common import (
     face_candidates,
     face_classes,
     faces_touching,
+    foot_ring,
     perch_centres,
     polygon_partners,
+    raycast_chunks,
     settings_or_default,
     up_normals,
 )
@@ -115,6 +118,21 @@ def _resting(mesh, s, faces, pts):
     return pts + n[:, None, :] * (s.radius + s.skin_width)
 
 
+def _on_floor_below(mesh, s, centres, feet, classes):
+    """Ring centres (K, 3) raised to rest on the walkable floor under their axis foot points
+    ``feet`` (K, 3) when that floor continues within ``radius + skin_width`` below the foot:
+    the capsule then stands on it, not perched low on the face's edge."""
+    u = s.up_vector
+    k = feet.shape[0]
+    reach = s.radius + s.skin_width
+    t, tri = raycast_chunks(mesh, feet + u * PROBE_LIFT, np.tile(-u, (k, 1)), reach)
+    hit = (tri >= 0) & (classes[np.maximum(tri, 0)] == WALKABLE)
+    nz = np.abs(mesh.normals[np.maximum(tri, 0)] @ u)
+    floor = feet @ u + PROBE_LIFT - np.where(hit, t, 0.0)
+    rest = np.where(hit, floor + reach / np.where(hit, nz, 1.0), -np.inf)
+    return centres + np.outer(np.maximum(rest - centres @ u, 0.0), u)
+
+
 def stand_test(mesh, settings=None, faces=None) -> StandResult:
     """Faces (walkable faces, or ``faces``) on which no candidate position is free.
 
@@ -160,6 +178,23 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
             continue
         blk, depth[act, j], blocker[act, j] = _blocked(mesh, s, centres[act, j], classes)
         free[act[~blk]] = True
+    # last resort: the foot ring (the capsule's foot over the face, its axis beyond it),
+    # first for the faces still without a free position
+    left = np.flatnonzero(~free & ~buried)
+    if left.size:
+        ring, feet = foot_ring(mesh, rest[left], s)
+        n_ring = ring.shape[1]
+        _c, _t, in_ring = column_rays(mesh, feet.reshape(-1, 3), s.up_vector,
+                                      column_reach(mesh, feet.reshape(-1, 3), s.up_vector))
+        in_ring = in_ring.reshape(left.size, n_ring)
+        ring = _on_floor_below(mesh, s, ring.reshape(-1, 3), feet.reshape(-1, 3),
+                               classes).reshape(ring.shape)
+        ok = np.zeros(left.size, bool)
+        for j in range(n_ring):
+            act = np.flatnonzero(~ok & ~in_ring[:, j])
+            if act.size:
+                ok[act[~_blocked(mesh, s, ring[act, j], classes)[0]]] = True
+        free[left[ok]] = True
     bad = ~buried & ~free
     # a face of one polygon (a quad's or n-gon's triangles) with a free partner is stood on
     # with the partner: the back half of a stair tread next to its nosing
