@@ -58,8 +58,11 @@ def test_sample_stand_findings_are_the_low_ceiling_and_the_narrow_slots(sample):
     # real fit problem): all on the ground floor of the block, none elsewhere
     block = (p[:, 0] > 0.9) & (p[:, 0] < 6.5) & (p[:, 1] > 0.4) & (p[:, 1] < 10.1)
     assert (ceiling | block).all()
-    assert block.sum() <= 24
-    assert ceiling.sum() >= 60
+    # the block's ground floor: only the cells of the 0.4-0.5 m slots between staircases
+    # (confirmed by the controller below); cells whose free strip beside a ramp or a
+    # staircase holds a capsule's foot are not findings (the foot ring)
+    assert block.sum() == 8
+    assert ceiling.sum() == 70  # the 96 cells under the slab but its border row
     assert np.allclose(p[:, 2], 0.0) and (res.depth > 0).all()
 
 
@@ -112,13 +115,16 @@ def test_floor_partly_under_a_landing_is_neither_cramped_nor_low():
 
 # ------------------------------------------------------------------ one real problem each
 def test_one_problem_scene_stand_test(rooms):
+    # the passage under the 1.2 m slab, away from its open ends (a capsule outside it
+    # overlaps the first cells with its foot). The 5 cm tread is the stair audit's finding
+    # (too shallow), not the stand test's: a capsule perches on its edge, axis over the
+    # tread below, as the controller stands on an edge while its axis is within radius.
     res = stand_test(rooms)
     p = res.position
     passage = _in_room(p, "passage")
-    tread = _in_room(p, "tread") & np.isclose(p[:, 2], 0.4)  # the 5 cm tread
-    assert (passage | tread).all() and passage.sum() >= 24 and tread.sum() == 2
+    assert passage.all() and passage.sum() == 36
     x0 = ROOMS["passage"][0]
-    assert ((p[passage, 0] > x0 + 3.0) & (p[passage, 0] < x0 + 5.0)).all()
+    assert ((p[:, 0] > x0 + 3.3) & (p[:, 0] < x0 + 4.7)).all()
 
 
 def test_one_problem_scene_headroom(rooms):
@@ -160,6 +166,16 @@ def test_controller_cannot_stand_where_the_stand_test_says(rooms):
         m = ctrl.ground(p)
         moved = np.linalg.norm(m.position - p)
         assert moved > S.skin_width or m.depenetration > 0.0 or rooms.capsule_contacts(
+            ctrl.capsule_at(m.position))
+
+
+def test_controller_confirms_the_sample_stand_findings(sample):
+    res = stand_test(sample)
+    ctrl = CharacterController(sample)
+    for p in res.position[res.position[:, 0] < 7.0]:  # the block's ground floor
+        m = ctrl.ground(p)
+        moved = np.linalg.norm(m.position - p)
+        assert moved > S.skin_width or m.depenetration > 0.0 or sample.capsule_contacts(
             ctrl.capsule_at(m.position))
 
 
