@@ -155,3 +155,29 @@ def one_problem_scene() -> TriangleMesh:
     x0, x1 = ROOMS["ledge"]
     parts += room(x0, x1) + [box((x0 + 4.0, 0.0, 0.0), (x1, ROOM_W, 1.0))]
     return TriangleMesh(*merge(parts))
+
+
+def slot_beside_box_scene() -> TriangleMesh:
+    """A floor quad (2 triangles, x, y in [0, 2]) whose centroids lie inside a 3 m box
+    standing on it (x in [0.5, 4]); its free part is a 0.5 m slot between the box and a
+    wall at x = 0: the 0.70 m wide capsule fits nowhere on the floor."""
+    parts = [quad((0, 0, 0), (2, 0, 0), (2, 2, 0), (0, 2, 0)),
+             box((-0.2, -1.0, 0.0), (0.0, 3.0, 3.0)), box((0.5, -1.0, 0.0), (4.0, 3.0, 3.0))]
+    return TriangleMesh(*merge(parts))
+
+
+def plates_scene() -> TriangleMesh:
+    """A floor (0.5 m grid, x in [0, 3], y in [-2, 2.5]) under two one-sided walkable plates
+    1.0 m up (y < 0 and y > 0.5): on the 0.5 m strip between them the capsule's side meets
+    the plates' edges (walkable triangles touching it from the side block it)."""
+    parts = [grid(0.0, 3.0, -2.0, 2.5),
+             quad((0, -2, 1), (3, -2, 1), (3, 0, 1), (0, 0, 1)),
+             quad((0, 0.5, 1), (3, 0.5, 1), (3, 2.5, 1), (0, 2.5, 1))]
+    return TriangleMesh(*merge(parts))
+
+
+def bumpy_floor(n: int = 60, cell: float = 0.25) -> TriangleMesh:
+    """Open terrain: an n x n grid of ``cell`` m, gentle waves (slopes up to ~20 deg)."""
+    v, t = grid(0.0, n * cell, 0.0, n * cell, cell=cell)
+    v[:, 2] = 0.4 * np.sin(0.7 * v[:, 0]) * np.cos(0.5 * v[:, 1]) + 0.01 * np.sin(9.0 * v[:, 0])
+    return TriangleMesh(v, t)

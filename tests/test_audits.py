@@ -15,14 +15,28 @@ from audit_scenes import (
     ROOM_W,
     ROOMS,
     blender_stairs_scene,
+    bumpy_floor,
     landing_over_floor_scene,
     one_problem_scene,
+    plates_scene,
+    slot_beside_box_scene,
 )
 
 from core.audits import headroom_audit, ledge_audit, stair_audit, stand_test
+from core.audits.common import (
+    column_rays,
+    column_reach,
+    contacts_chunks,
+    face_candidates,
+    face_classes,
+    walkable_faces,
+)
+from core.audits.screen import open_faces
+from core.constants import SUPPORT_MIN_COS
 from core.controller import CharacterController, ControllerSettings
 from core.mesh import TriangleMesh
 from core.obj import read_obj
+from core.walkability import WALKABLE, classify_triangles
 from core.walkthrough import walkthrough
 
 S = ControllerSettings()
@@ -213,3 +227,78 @@ def test_stand_test_rejects_bad_faces(rooms):
         stand_test(rooms, faces=[rooms.n_triangles])
     with pytest.raises(ValueError, match="faces"):
         stand_test(rooms, faces=[[0, 1]])
+
+
+# ------------------------------------------------------------------ named regressions
+def test_a_floor_whose_centroids_are_inside_a_box_is_judged_at_its_free_slot():
+    # the centroids (and most candidates) lie inside the 3 m box, where a capsule touches
+    # nothing; they are not places a character can be. Outside, the 0.5 m slot is too narrow
+    mesh = slot_beside_box_scene()
+    res = stand_test(mesh)
+    assert sorted(res.faces.tolist()) == [0, 1]
+    assert (res.position[:, 0] < 0.5).all() and (res.depth > 0).all()
+    ctrl = CharacterController(mesh)
+    for p in res.position:
+        m = ctrl.ground(p)
+        assert np.linalg.norm(m.position - p) > S.skin_width or m.depenetration > 0.0
+
+
+def test_walkable_plates_touching_the_capsule_from_the_side_block_it():
+    mesh = plates_scene()
+    res = stand_test(mesh)
+    # the strip's 4 inner cells (8 triangles); at its two open ends a capsule stands with
+    # its foot over the end cells, axis beyond the plates
+    p = res.position
+    assert len(res.faces) == 8
+    assert ((p[:, 1] > 0.0) & (p[:, 1] < 0.5) & (p[:, 0] > 0.5) & (p[:, 0] < 2.5)).all()
+    classes = face_classes(mesh, S)
+    assert (classes[res.blocker] == WALKABLE).all()  # the plates, not the floor
+    assert len(res.buried) == 96  # the floor under the one-sided plates (seen from behind)
+
+
+def _centroid_free(mesh, faces):
+    """Exact: the capsule resting at each face's centroid is free and outside solids."""
+    u = S.up_vector
+    foot = face_candidates(mesh, faces)[:, 0]
+    n = mesh.normals[faces]
+    a = foot + n * (S.radius + S.skin_width)
+    q, tri, _d, normal = contacts_chunks(mesh, a, a + u * (S.height - 2 * S.radius), S.radius)
+    classes = face_classes(mesh, S)
+    blocks = (classes[tri] != WALKABLE) | (normal @ u <= SUPPORT_MIN_COS)
+    blocked = np.zeros(faces.size, bool)
+    blocked[q[blocks]] = True
+    clear, _t, inside = column_rays(mesh, foot, u, column_reach(mesh, foot, u))
+    return ~blocked & ~inside & (clear >= S.height)
+
+
+@pytest.mark.parametrize("scene", ["sample", "rooms", "blender", "landing", "slot", "plates",
+                                   "bumpy"])
+def test_the_screen_clears_only_faces_the_exact_test_finds_free(scene, sample, rooms):
+    mesh = {"sample": sample, "rooms": rooms, "blender": blender_stairs_scene(),
+            "landing": landing_over_floor_scene(), "slot": slot_beside_box_scene(),
+            "plates": plates_scene(), "bumpy": bumpy_floor()}[scene]
+    faces = walkable_faces(mesh, S)
+    cleared = open_faces(mesh, faces, S, face_classes(mesh, S))
+    assert _centroid_free(mesh, faces[cleared]).all()
+    if scene == "bumpy":  # open ground: almost no face needs a mesh query
+        free = _centroid_free(mesh, faces)
+        assert cleared.sum() >= 0.9 * free.sum()
+
+
+def test_fast_face_classes_equal_classify_triangles(sample, rooms):
+    rng = np.random.default_rng(7)
+    soup = TriangleMesh(rng.uniform(-5, 5, (3000, 3)), np.arange(3000).reshape(-1, 3))
+    # 45 degree ramps authored in float32 at 24 places within 50 m of the origin, and a
+    # degenerate (collinear) triangle
+    ramps = []
+    for off in rng.uniform(-50, 50, (24, 3)):
+        v = np.array([[0, 0, 0], [1, 0, 1], [1, 1, 1], [0, 1, 0]], float) + off
+        ramps.append((v.astype(np.float32).astype(float), np.array([[0, 1, 2], [0, 2, 3]])))
+    ramps.append((np.array([[0, 0, 0], [1, 1, 1], [2, 2, 2]], float), np.array([[0, 1, 2]])))
+    from audit_scenes import merge
+    ramp_mesh = TriangleMesh(*merge(ramps))
+    for mesh in (sample, rooms, soup, ramp_mesh):
+        for slope, up in ((45.0, (0, 0, 1)), (30.0, (0, 0, 1)), (60.0, (0, 1, 0)),
+                          (45.0, (0.2, -0.3, 0.9))):
+            s = ControllerSettings(max_slope_deg=slope, up=up)
+            assert (face_classes(mesh, s) == classify_triangles(mesh, slope, up)).all()
