@@ -181,3 +181,19 @@ def bumpy_floor(n: int = 60, cell: float = 0.25) -> TriangleMesh:
     v, t = grid(0.0, n * cell, 0.0, n * cell, cell=cell)
     v[:, 2] = 0.4 * np.sin(0.7 * v[:, 0]) * np.cos(0.5 * v[:, 1]) + 0.01 * np.sin(9.0 * v[:, 0])
     return TriangleMesh(v, t)
+
+
+def roofed_hall_scene() -> TriangleMesh:
+    """A floor (0.5 m grid, 8 x 8 m) through a bottomless hall (x, y in [2, 6]): four 3 m
+    walls facing out and a steep (56 deg) pyramid roof up to 6 m. The floor inside is inside
+    the solid (the first face above it is the roof, seen from behind)."""
+    a, b, h, top = 2.0, 6.0, 3.0, 6.0
+    parts = [grid(0.0, 8.0, 0.0, 8.0),
+             quad((a, a, 0), (b, a, 0), (b, a, h), (a, a, h)),  # y = a, normal -y
+             quad((b, b, 0), (a, b, 0), (a, b, h), (b, b, h)),  # y = b, normal +y
+             quad((a, b, 0), (a, a, 0), (a, a, h), (a, b, h)),  # x = a, normal -x
+             quad((b, a, 0), (b, b, 0), (b, b, h), (b, a, h))]  # x = b, normal +x
+    c = 0.5 * (a + b)
+    v = np.array([[a, a, h], [b, a, h], [b, b, h], [a, b, h], [c, c, top]], float)
+    parts.append((v, np.array([[0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]])))
+    return TriangleMesh(*merge(parts))

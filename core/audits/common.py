@@ -23,12 +23,6 @@ AUDIT_CHUNK = 16384  # capsules / rays per batched query (bounds temporary memor
 CANDIDATE_INSET = 0.1  # fraction of the way from a vertex / edge midpoint to the centroid
 N_CANDIDATES = 7
 
-# Perch candidates (stand test): the capsule resting on a face edge with its axis this
-# fraction of its radius beyond the edge, horizontally (the controller stands on an edge
-# while its axis is within radius of it; a character stands on a 0.30 m stair tread this
-# way, its capsule being 0.70 m wide). Half the radius: well inside the perch range.
-PERCH_FRACTION = 0.5
-N_PERCH = 6  # beyond the three edge midpoints, then beyond the three vertices
 
 # Lift of probe ray origins above the surface they start from, metres (as the controller's
 # STEP_PROBE_OFFSET: 1 cm, above float noise on levels within 10 km, below any modelled step).
@@ -136,31 +130,6 @@ def face_candidates(mesh, faces) -> np.ndarray:
     mids = 0.5 * (v + np.roll(v, -1, axis=1))
     pts = np.concatenate([c, v, mids], axis=1)
     return c + (pts - c) * (1.0 - CANDIDATE_INSET)
-
-
-def perch_centres(mesh, faces, settings) -> np.ndarray:
-    """(K, N_PERCH, 3) lower-sphere centres of the capsule perched on each face's boundary:
-    axis ``PERCH_FRACTION * radius`` horizontally beyond each edge midpoint (perpendicular to
-    the edge, away from the face), then beyond each vertex (away from the centroid), the
-    sphere ``skin_width`` off that point."""
-    s = settings
-    u = s.up_vector
-    v = mesh.vertices[mesh.triangles[faces]]  # (K, 3, 3)
-    mid = 0.5 * (v + np.roll(v, -1, axis=1))
-    edge = np.roll(v, -1, axis=1) - v
-    out = np.cross(edge, u)
-    out -= (out @ u)[..., None] * u
-    ol = np.sqrt((out * out).sum(-1, keepdims=True))
-    out = out / np.where(ol > 0.0, ol, 1.0)
-    away = ((mid - v.mean(axis=1, keepdims=True)) * out).sum(-1, keepdims=True)
-    out = out * np.where(away < 0.0, -1.0, 1.0)
-    corner = v - v.mean(axis=1, keepdims=True)
-    corner -= (corner @ u)[..., None] * u
-    cl = np.sqrt((corner * corner).sum(-1, keepdims=True))
-    corner = corner / np.where(cl > 0.0, cl, 1.0)
-    d = PERCH_FRACTION * s.radius
-    lift = math.sqrt((s.radius + s.skin_width) ** 2 - d * d)
-    return np.concatenate([mid + out * d, v + corner * d], axis=1) + u * lift
 
 
 # The foot ring (stand test, last resort): the capsule resting on a face's boundary with its

@@ -31,7 +31,6 @@ from .common import (
     face_classes,
     faces_touching,
     foot_ring,
-    perch_centres,
     polygon_partners,
     raycast_chunks,
     settings_or_default,
@@ -138,7 +137,7 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
 
     At each candidate foot point the character's capsule rests on the face (its lower cap
     ``skin_width`` off the face along the face normal, as the controller leaves it); the
-    capsule may also perch on the face's edges (``perch_centres``). A position is blocked
+    capsule may also stand on the face's edges (``foot_ring``). A position is blocked
     when a triangle other than floor penetrates the capsule: any non-walkable triangle, or a
     walkable one touching it from the side or above (a low slab, a thin plate overhead). A
     face is reported when it has candidates outside solids and all of them are blocked.
@@ -164,9 +163,7 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
     f, c = rest.size, N_CANDIDATES
     pts, _clear, _tri, inside = _columns(mesh, s, rest)
     pts, inside = pts.reshape(f, c, 3), inside.reshape(f, c)
-    # a perch counts as outside when the inset point of its edge or vertex is
-    inside = np.concatenate([inside, inside[:, 4:7], inside[:, 1:4]], axis=1)
-    centres = np.concatenate([_resting(mesh, s, rest, pts), perch_centres(mesh, rest, s)], 1)
+    centres = _resting(mesh, s, rest, pts)
     buried = inside.all(1)
     free = np.zeros(f, bool)
     depth = np.full(inside.shape, np.inf)
