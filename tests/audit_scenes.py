@@ -197,3 +197,15 @@ def roofed_hall_scene() -> TriangleMesh:
     v = np.array([[a, a, h], [b, a, h], [b, b, h], [a, b, h], [c, c, top]], float)
     parts.append((v, np.array([[0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]])))
     return TriangleMesh(*merge(parts))
+
+
+def low_plates_scene() -> TriangleMesh:
+    """A floor (0.5 m grid, 4 x 4 m) with two one-sided plates of small triangles: a
+    walkable strip tilted 27 deg from 0.2 m to 0.33 m up (x in [0, 2], y in [2, 2.25]), its
+    high edge within a resting capsule's lower sphere, less than a quarter radius below its
+    centre (a blocking contact), and a ceiling (facing down) 1.7 m up (x in [2, 4], y in
+    [0, 2]), below the capsule's top."""
+    v, t = grid(0.0, 2.0, 2.0, 2.25, cell=0.25)
+    v[:, 2] = 0.2 + 0.52 * (v[:, 1] - 2.0)
+    c, d = grid(2.0, 4.0, 0.0, 2.0, z=1.7, cell=0.25)
+    return TriangleMesh(*merge([grid(0.0, 4.0, 0.0, 4.0), (v, t), (c, d[:, ::-1])]))

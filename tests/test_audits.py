@@ -17,6 +17,7 @@ from audit_scenes import (
     blender_stairs_scene,
     bumpy_floor,
     landing_over_floor_scene,
+    low_plates_scene,
     one_problem_scene,
     plates_scene,
     roofed_hall_scene,
@@ -273,11 +274,12 @@ def _centroid_free(mesh, faces):
 
 
 @pytest.mark.parametrize("scene", ["sample", "rooms", "blender", "landing", "slot", "plates",
-                                   "hall", "bumpy"])
+                                   "hall", "low", "bumpy"])
 def test_the_screen_clears_only_faces_the_exact_test_finds_free(scene, sample, rooms):
     mesh = {"sample": sample, "rooms": rooms, "blender": blender_stairs_scene(),
             "landing": landing_over_floor_scene(), "slot": slot_beside_box_scene(),
-            "plates": plates_scene(), "hall": roofed_hall_scene(), "bumpy": bumpy_floor()}[scene]
+            "plates": plates_scene(), "hall": roofed_hall_scene(), "low": low_plates_scene(),
+            "bumpy": bumpy_floor()}[scene]
     faces = walkable_faces(mesh, S)
     cleared = open_faces(mesh, faces, S, face_classes(mesh, S))
     assert _centroid_free(mesh, faces[cleared]).all()
