@@ -117,6 +117,9 @@ def _resting(mesh, s, faces, pts):
     return pts + n[:, None, :] * (s.radius + s.skin_width)
 
 
+RING_BATCH = 24  # foot ring candidates per batched query (fewer calls; most faces stop early)
+
+
 def _on_floor_below(mesh, s, centres, feet, classes):
     """Ring centres (K, 3) raised to rest on the walkable floor under their axis foot points
     ``feet`` (K, 3) when that floor continues within ``radius + skin_width`` below the foot:
@@ -169,12 +172,11 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
     depth = np.full(inside.shape, np.inf)
     blocker = np.full(inside.shape, -1, np.int64)
     depth[:, 0], blocker[:, 0] = d0, b0
-    for j in range(1, centres.shape[1]):  # one batched query per candidate, not per face
-        act = np.flatnonzero(~free & ~inside[:, j])
-        if not act.size:
-            continue
-        blk, depth[act, j], blocker[act, j] = _blocked(mesh, s, centres[act, j], classes)
-        free[act[~blk]] = True
+    # the other resting candidates: one batched query for all (face, candidate) pairs
+    rows, cols = np.nonzero(~inside[:, 1:])
+    cols += 1
+    blk, depth[rows, cols], blocker[rows, cols] = _blocked(mesh, s, centres[rows, cols], classes)
+    free[rows[~blk]] = True
     # last resort: the foot ring (the capsule's foot over the face, its axis beyond it),
     # first for the faces still without a free position
     left = np.flatnonzero(~free & ~buried)
@@ -187,10 +189,11 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
         ring = _on_floor_below(mesh, s, ring.reshape(-1, 3), feet.reshape(-1, 3),
                                classes).reshape(ring.shape)
         ok = np.zeros(left.size, bool)
-        for j in range(n_ring):
-            act = np.flatnonzero(~ok & ~in_ring[:, j])
-            if act.size:
-                ok[act[~_blocked(mesh, s, ring[act, j], classes)[0]]] = True
+        for j in range(0, n_ring, RING_BATCH):  # a few batched queries, each over many pairs
+            try_ = ~in_ring[:, j:j + RING_BATCH] & ~ok[:, None]
+            rows, cols = np.nonzero(try_)
+            blk = _blocked(mesh, s, ring[rows, cols + j], classes)[0]
+            ok[rows[~blk]] = True
         free[left[ok]] = True
     bad = ~buried & ~free
     # a face of one polygon (a quad's or n-gon's triangles) with a free partner is stood on
