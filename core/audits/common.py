@@ -137,8 +137,8 @@ def face_candidates(mesh, faces) -> np.ndarray:
 # each edge and beyond each vertex. A face is stood on when its foot overlaps the face: the
 # axis less than ``radius`` from it (the controller stands on an edge while its axis is
 # within radius of it). 0.95: just inside that range.
-RING_DISTANCES = (0.25, 0.5, 0.75, 0.95)
-RING_ALONG = (0.1, 0.3, 0.5, 0.7, 0.9)
+RING_DISTANCES = (0.5, 0.75, 0.95)
+RING_ALONG = (0.15, 0.5, 0.85)
 
 
 def foot_ring(mesh, faces, settings):

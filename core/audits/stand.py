@@ -183,17 +183,17 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
     if left.size:
         ring, feet = foot_ring(mesh, rest[left], s)
         n_ring = ring.shape[1]
-        _c, _t, in_ring = column_rays(mesh, feet.reshape(-1, 3), s.up_vector,
-                                      column_reach(mesh, feet.reshape(-1, 3), s.up_vector))
-        in_ring = in_ring.reshape(left.size, n_ring)
-        ring = _on_floor_below(mesh, s, ring.reshape(-1, 3), feet.reshape(-1, 3),
-                               classes).reshape(ring.shape)
         ok = np.zeros(left.size, bool)
+        u = s.up_vector
         for j in range(0, n_ring, RING_BATCH):  # a few batched queries, each over many pairs
-            try_ = ~in_ring[:, j:j + RING_BATCH] & ~ok[:, None]
-            rows, cols = np.nonzero(try_)
-            blk = _blocked(mesh, s, ring[rows, cols + j], classes)[0]
-            ok[rows[~blk]] = True
+            rows, cols = np.nonzero(np.broadcast_to(~ok[:, None], (left.size, min(
+                RING_BATCH, n_ring - j))))
+            cols += j
+            foot = feet[rows, cols]
+            _c, _t, inside_ring = column_rays(mesh, foot, u, column_reach(mesh, foot, u))
+            rows, cols, foot = rows[~inside_ring], cols[~inside_ring], foot[~inside_ring]
+            centre = _on_floor_below(mesh, s, ring[rows, cols], foot, classes)
+            ok[rows[~_blocked(mesh, s, centre, classes)[0]]] = True
         free[left[ok]] = True
     bad = ~buried & ~free
     # a face of one polygon (a quad's or n-gon's triangles) with a free partner is stood on
