@@ -12,8 +12,9 @@ from .closest import (
     closest_points_segment_triangle,
 )
 from .contact import capsule_capsule, capsule_triangle, sphere_triangle
-from .controller import CharacterController, ControllerSettings, MoveResult
+from .controller import CharacterController, MoveResult
 from .mesh import ContactBatch, SweepBatch, TriangleMesh
+from .settings import ControllerSettings, GroundState
 from .shapes import Capsule, Contact, Hit
 from .sweep import sweep_capsule_triangle
 from .walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
@@ -49,6 +50,7 @@ __all__ = [
     "WALL",
     "CEILING",
     "ControllerSettings",
+    "GroundState",
     "CharacterController",
     "MoveResult",
     "walkthrough",

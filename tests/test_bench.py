@@ -52,3 +52,11 @@ def test_walk_rows_report_the_fastest_of_their_repeats(monkeypatch):
     assert len(reps) == 2 and steps == sum(len(r.trace) - 1 for r in reps) == steps1 > 0
     assert rate == steps / 2.0
     assert calls == calls1 > 0  # one walk's mesh calls, not the three walks' sum
+
+
+def test_blocked_vs_open_row_walks_both_characters():
+    (rate_o, calls_o, rep_o), (rate_b, calls_b, rep_b) = bench_walk.blocked_vs_open(repeats=1)
+    assert rep_o.reached_goal and rep_o.kinds() == ["reached_goal"]
+    assert not rep_b.reached_goal and rep_b.kinds() == ["blocked", "stuck"]
+    assert rate_o > 0 and rate_b > 0
+    assert calls_o < 1.1 and calls_b < 2.5  # mesh calls per step

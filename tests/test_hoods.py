@@ -1,4 +1,4 @@
-"""Cached neighbourhoods (``Hood``, the controller's ``_HoodCache``), the tangent-bound cull
+"""Cached neighbourhoods (``Hood``, ``core.hoods.HoodCache``), the tangent-bound cull
 and pruning of short sweeps, and sweeps that skip start-in-contact normals: every answer
 equals the hierarchy's and brute force's, whatever was cached or pruned."""
 
@@ -8,7 +8,8 @@ from brute_force import brute_sweep
 
 import core.sweep as sweep_mod
 from core.constants import SWEEP_LOWER_PRUNE_MIN_PAIRS
-from core.controller import CharacterController, ControllerSettings, _HoodCache
+from core.controller import CharacterController, ControllerSettings, batch_sweeper
+from core.hoods import HoodCache
 from core.mesh import Hood, TriangleMesh
 from core.walkthrough import walkthrough_many
 from tools import scenes
@@ -81,7 +82,7 @@ def test_sweeps_through_a_hood_equal_the_hierarchy_and_brute_force(offset):
     hood = _hood(mesh, lo, hi)
     assert hood.cnt[5] == 0 and hood.cnt.sum() > 20 * n
     ref = mesh.sweep_capsule_many(a, b, r, v)
-    got = mesh._sweep_batch(a, b, r, v, hood, owner)
+    got = batch_sweeper(mesh)(a, b, r, v, hood, owner)
     for x, y in zip(ref, got):
         np.testing.assert_array_equal(x, y)
     assert np.isfinite(ref.time).sum() > n // 2
@@ -109,7 +110,7 @@ def test_pairs_from_a_hood_equal_the_hierarchy_pairs():
 
 def test_hood_cache_renews_regions_and_compacts_without_losing_triangles():
     mesh = _terrain()
-    cache = _HoodCache(mesh, 6, margin=0.3)
+    cache = HoodCache(mesh, 6, margin=0.3)
     rng = np.random.default_rng(5)
     centre = rng.uniform(1.0, 5.0, (6, 3))
     centre[:, 2] = 0.5
@@ -146,7 +147,7 @@ def test_walkthrough_many_with_and_without_hoods_is_bit_identical():
     ctrl = CharacterController(mesh, s)
     with_h = walkthrough_many(mesh, paths, s, controller=ctrl)
     plain = CharacterController(mesh, s)
-    plain._use_hoods = False
+    plain.use_hoods = False
     without = walkthrough_many(mesh, paths, s, controller=plain)
     for x, y in zip(with_h, without):
         assert x.trace_bytes() == y.trace_bytes()
@@ -231,7 +232,7 @@ def test_sweeps_without_start_contact_normals_report_zeros():
     v = np.tile(-0.04 * u, (n, 1))
     want = np.arange(n) % 2 == 0
     ref = mesh.sweep_capsule_many(a, b, r, v)
-    got = mesh._sweep_batch(a, b, r, v, want=want)
+    got = batch_sweeper(mesh)(a, b, r, v, want=want)
     np.testing.assert_array_equal(got.time, ref.time)
     np.testing.assert_array_equal(got.triangle, ref.triangle)
     zero = ref.time == 0.0

@@ -7,8 +7,14 @@ machine with several cores, shared among that many processes (``workers=``); eac
 the fastest of ``REPEATS`` identical walks (one with ``quick``). Targets (issue 4) on the
 ~1M-triangle terrain: >= 2,000 steps/s for one agent, >= 50,000 agent-steps/s for 256.
 
-Standalone:  python tools/bench_walk.py [--quick] [--scene terrain_1M] [--scaling]
-(``--scaling``: agent-steps per second against the number of characters, in one process.)
+``blocked_vs_open()``: one character walking on open ground against one pushing into a wall
+(a 40 m floor of 12,800 triangles with a 3 m wall), steps per second and mesh calls per step
+of each; a blocked character should cost at most twice an open-ground one (issue 12). Its row
+comes with the ``stairs_ramps`` scene's rows.
+
+Standalone:  python tools/bench_walk.py [--quick] [--scene terrain_1M] [--scaling] [--blocked]
+(``--scaling``: agent-steps per second against the number of characters, in one process;
+``--blocked``: only the blocked-against-open row.)
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from core.controller import CharacterController, ControllerSettings  # noqa: E402
+from core.controller import CharacterController  # noqa: E402
+from core.settings import ControllerSettings  # noqa: E402
 from core.walkthrough import walkthrough_many  # noqa: E402
 
 TARGET_SINGLE = 2_000.0  # steps / s, one agent
@@ -86,9 +93,61 @@ def _fastest(walk, repeats):
     return best, out
 
 
+def wall_floor(size=40.0, cell=0.5, wall_x=5.0):
+    """(vertices, triangles) of a flat floor ``size`` m square in ``cell`` m cells at z = 0
+    and a closed 3 m tall, 0.2 m thick wall box across it at x = ``wall_x``."""
+    n = int(round(size / cell))
+    xs = np.linspace(-size / 2, size / 2, n + 1)
+    gx, gy = np.meshgrid(xs, xs, indexing="ij")
+    v = np.column_stack([gx.ravel(), gy.ravel(), np.zeros(gx.size)])
+    idx = np.arange(v.shape[0]).reshape(n + 1, n + 1)
+    a, b = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel()
+    c, d = idx[1:, 1:].ravel(), idx[:-1, 1:].ravel()
+    tris = [np.stack([a, b, c], 1), np.stack([a, c, d], 1)]
+    x0, x1, y0, y1 = wall_x, wall_x + 0.2, -size / 2, size / 2
+    box = np.array([[x, y, z] for z in (0.0, 3.0) for y in (y0, y1) for x in (x0, x1)])
+    faces = np.array([[0, 3, 1], [0, 2, 3], [4, 5, 7], [4, 7, 6], [0, 1, 5], [0, 5, 4],
+                      [2, 6, 7], [2, 7, 3], [0, 4, 6], [0, 6, 2], [1, 3, 7], [1, 7, 5]])
+    tris.append(faces + v.shape[0])
+    return np.concatenate([v, box]), np.concatenate(tris)
+
+
+def blocked_vs_open(repeats=REPEATS, dt=1.0 / 60.0):
+    """((open steps/s, mesh calls/step, report), (blocked steps/s, mesh calls/step, report)):
+    one character walking 12 m along the floor, one pushing into the wall from 0.1 m before
+    it until it is stuck (1 s after its last progress); each the fastest of ``repeats``."""
+    from core.mesh import TriangleMesh
+
+    mesh = TriangleMesh(*wall_floor())
+    s = ControllerSettings()
+    out = []
+    for path in ([[-15.0, -6.0, 0.0], [-15.0, 6.0, 0.0]],
+                 [[5.0 - s.radius - 0.1, 0.0, 0.0], [15.0, 0.0, 0.0]]):
+        ctrl = CharacterController(mesh, s)
+        walkthrough_many(mesh, [path], s, dt=dt, max_time=0.1, controller=ctrl)  # warm-up
+
+        def walk(path=path, ctrl=ctrl):
+            ctrl.mesh_calls = 0
+            return walkthrough_many(mesh, [path], s, dt=dt, controller=ctrl)[0]
+
+        best, rep = _fastest(walk, repeats)
+        steps = len(rep.trace) - 1
+        out.append((steps / best, ctrl.mesh_calls / max(steps, 1), rep))
+    return tuple(out)
+
+
+def blocked_row(quick):
+    """The (label, value) row of ``blocked_vs_open``."""
+    (r_open, c_open, _), (r_blk, c_blk, rep) = blocked_vs_open(1 if quick else REPEATS)
+    return ("walk-through, 1 agent: open ground vs blocked by a wall (steps/s)",
+            f"{r_open:,.0f} open ({c_open:.2f} mesh calls/step), {r_blk:,.0f} blocked "
+            f"({c_blk:.2f}/step, {'/'.join(rep.kinds())}): a blocked step costs "
+            f"{r_open / r_blk:.2f}x an open one (target <= 2)")
+
+
 def rows(scene_name, mesh, quick):
     """Benchmark rows for one scene (label, formatted value)."""
-    out = []
+    out = [blocked_row(quick)] if scene_name == "stairs_ramps" else []
     n_many = 32 if quick else 256
     length = 4.0 if quick else 12.0
     if not surface_paths(mesh, 1, length=length, seed=1):
@@ -155,7 +214,13 @@ def main(argv=None):
     ap.add_argument("--scene", default=None)
     ap.add_argument("--scaling", action="store_true",
                     help="agent-steps/s against the number of characters, one process")
+    ap.add_argument("--blocked", action="store_true",
+                    help="only the row comparing a blocked character with an open-ground one")
     args = ap.parse_args(argv)
+    if args.blocked:
+        label, value = blocked_row(args.quick)
+        print(f"| {label} | {value} |")
+        return
     from tools import scenes
 
     table = scenes.QUICK_SCENES if args.quick else scenes.SCENES
