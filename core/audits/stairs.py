@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..constants import STEP_PROBE_OFFSET
+from ..steps import measure_step, too_high
 from ..walkability import WALKABLE, WALL
 from .common import (
     EMPTY_I,
@@ -34,7 +35,6 @@ from .common import (
     raycast_chunks,
     settings_or_default,
 )
-from .stepprobe import measure_step, too_high
 
 STAIR_MAX_TREAD = 2.0  # metres: the next riser of a flight is at most this far behind
 STAIR_ALIGN_COS = math.cos(math.radians(30.0))  # risers of one flight face the same way
