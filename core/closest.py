@@ -444,15 +444,3 @@ def closest_points_segment_triangle(p, q, a, b, c) -> tuple[np.ndarray, np.ndarr
     c = as_point(c, "c")
     on_segment, on_triangle, _ = closest_points_segment_triangle_many(p, q, a, b, c)
     return on_segment[0].copy(), on_triangle[0].copy()
-
-
-# ---------------------------------------------------------------------------------------------
-# old private names, kept until core/mesh.py imports the public ones (removed at merge)
-# ---------------------------------------------------------------------------------------------
-_rows = as_rows
-_dot = dot3
-_cross = cross3
-_segment_segment = segment_segment_kernel
-_segment_triangle = segment_triangle_records
-_triangle_record = triangle_record
-_REC_G, _REC_E, _REC_EE, _REC_MOFF, _REC_NN, _REC_A = REC_G, REC_E, REC_EE, REC_MOFF, REC_NN, REC_A

@@ -327,7 +327,3 @@ def capsule_capsule(c1: Capsule, c2: Capsule) -> Contact | None:
             normal = sign * normal
     point = on2 + c2.radius * normal
     return Contact(float(depth), normal, point, -1)
-
-
-# old private name, kept until core/mesh.py imports the public one (removed at merge)
-_capsule_triangle_rec = capsule_triangle_records

@@ -89,10 +89,7 @@ __all__ = ["CharacterController", "ControllerSettings", "GroundState", "MoveResu
 def batch_sweeper(mesh):
     """The mesh's unvalidated batched sweep ``(a, b, r, v, hood=None, owner=None, want=None)
     -> SweepBatch`` (the controller builds its arrays itself), or None for other meshes."""
-    sweep = getattr(mesh, "sweep_batch", None)
-    if sweep is None:  # until h_mesh's rename lands
-        sweep = getattr(mesh, "_sweep_batch", None)
-    return sweep
+    return getattr(mesh, "sweep_batch", None)
 
 
 class CharacterController:

@@ -189,11 +189,6 @@ class TriangleMesh:
         on them); ``want`` (Q,) bool or None: see ``mesh_sweeps.sweep_batch``."""
         return mesh_sweeps.sweep_batch(self, a, b, r, v, hood, owner, want)
 
-    # The old private names, only until tests/test_hoods.py (another owner's file) calls
-    # ``sweep_batch`` and ``candidate_pairs``: delete both lines then.
-    _sweep_batch = sweep_batch
-    _pairs_box6 = candidate_pairs
-
     # ------------------------------------------------------------------ single queries
     def triangles_in_aabb(self, lo, hi) -> np.ndarray:
         """Sorted int64 indices of triangles whose AABB overlaps the closed box [lo, hi]."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .culls import capsule_pair_keeps, plane_slab_keeps
-from .mesh_rows import CONTACT_CHUNK, capsule_triangle_records
+from .mesh_rows import CONTACT_CHUNK, capsule_triangle_records, settle_touching_many
 from .shapes import Contact, ContactBatch
 
 _ZERO2 = np.zeros(2)
@@ -40,6 +40,15 @@ def capsule_candidates(mesh, a, b, r: float) -> np.ndarray:
     return cand[plane_slab_keeps(np.take(mesh.cull_rows, cand, axis=0), a, b, pad)]
 
 
+def settle_touching_on_mesh(mesh, a, b, r, cand, hit, depth):
+    """One capsule's float verdicts on the candidate triangles ``cand`` (K,), with the lanes
+    within core.contact's touching band decided exactly (core.exact, DESIGN.md: touching is
+    not a contact). Returns (hit, depth) (K,)."""
+    corners = mesh.vertices[mesh.triangles[cand]]
+    return settle_touching_many(a, b, r, corners[:, 0], corners[:, 1], corners[:, 2],
+                                hit, depth)
+
+
 def capsule_contacts_one(mesh, a, b, r: float) -> list[Contact]:
     """One Contact per penetrated triangle, deepest first (ties: lower triangle first)."""
     cand = capsule_candidates(mesh, a, b, r)
@@ -49,6 +58,7 @@ def capsule_contacts_one(mesh, a, b, r: float) -> list[Contact]:
         hit, depth, normal, point = capsule_triangle_records(
             a.reshape(3, 1), b.reshape(3, 1), r, np.take(mesh.kernel_records, cand, axis=0).T
         )
+    hit, depth = settle_touching_on_mesh(mesh, a, b, r, cand, hit, depth)
     idx = np.flatnonzero(hit)
     if not idx.size:
         return []
@@ -68,9 +78,10 @@ def penetrating_one(mesh, a, b, r: float) -> np.ndarray:
     if not cand.size:
         return cand
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        hit = capsule_triangle_records(
+        hit, depth = capsule_triangle_records(
             a.reshape(3, 1), b.reshape(3, 1), r, np.take(mesh.kernel_records, cand, axis=0).T
-        )[0]
+        )[:2]
+    hit = settle_touching_on_mesh(mesh, a, b, r, cand, hit, depth)[0]
     out = cand[hit]
     out.sort()
     return out

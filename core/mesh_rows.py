@@ -27,22 +27,20 @@ import numpy as np
 # Every name the mesh modules take from the exact kernels (core/closest.py, core/contact.py,
 # core/sweep.py) is linked here, once, under the public name it gets there; the other mesh
 # modules import it from this module.
-from . import contact as _contact_module
-from . import sweep as _sweep_module
-from .closest import _REC_A as REC_A
-from .closest import REC_FIELDS
-from .closest import _rows as as_rows
-from .closest import _segment_triangle as segment_triangle_records
-from .closest import _triangle_record as triangle_record
+from . import contact as contact_kernels
+from . import sweep as sweep_kernels
+from .closest import REC_FIELDS, segment_triangle_records, triangle_record
 from .constants import MESH_CULL_REL, PLANE_SLACK_REL, SLIVER_REL2
+from .records import REC_A, as_rows
 
-CONTACT_CHUNK = _contact_module.CONTACT_CHUNK  # pairs per call of the contact kernel
+CONTACT_CHUNK = contact_kernels.CONTACT_CHUNK  # pairs per call of the contact kernel
+settle_touching_many = contact_kernels.settle_touching_many  # core.exact on touching lanes
 
 
 def capsule_triangle_records(p, q, radius, T):
     """``contact``'s capsule-triangle kernel on records T (REC_FIELDS, N): hit (N,), depth
     (N,), normal (3, N), point (3, N); p, q (3, N) or (3, 1) world segment ends, metres."""
-    return _contact_module._capsule_triangle_rec(p, q, radius, T)
+    return contact_kernels.capsule_triangle_records(p, q, radius, T)
 
 
 def sweep_records(p, q, radius, displacement, krec, ti, want=None):
@@ -51,7 +49,7 @@ def sweep_records(p, q, radius, displacement, krec, ti, want=None):
 
     Looked up in core/sweep.py at every call, so a test that wraps the kernel there (to count
     the pairs it evaluates) sees the mesh's calls."""
-    return _sweep_module._sweep_rec(p, q, radius, displacement, krec, ti, want)
+    return sweep_kernels.sweep_records(p, q, radius, displacement, krec, ti, want)
 
 
 

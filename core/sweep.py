@@ -530,7 +530,3 @@ def sweep_capsule_triangle(capsule, displacement, a, b, c) -> Hit | None:
     if not np.isfinite(time[0]):
         return None
     return Hit(float(time[0]), normal[0].copy(), point[0].copy())
-
-
-# old private name, kept until core/mesh.py imports the public one (removed at merge)
-_sweep_rec = sweep_records

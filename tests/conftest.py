@@ -65,3 +65,19 @@ def addon(bpy_module):
 def scene(addon, bpy_module):
     bpy_module.ops.wm.read_homefile(use_empty=True)  # fresh empty scene, add-on stays enabled
     return bpy_module.context.scene
+
+
+BLENDER_FIXTURES = {"bpy_module", "addon", "scene"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without bpy (the numpy-2 core environment, requirements-core.txt) every test that uses a
+    Blender fixture is skipped with a reason, even one a file forgot to mark ``blender``."""
+    import importlib.util
+
+    if importlib.util.find_spec("bpy") is not None:
+        return
+    skip = pytest.mark.skip(reason="needs bpy (Blender as a Python module)")
+    for item in items:
+        if BLENDER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(skip)

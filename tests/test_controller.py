@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 
+from core.constants import SLOPE_LIMIT_TOL_RAD
 from core.controller import (
     CharacterController,
     ControllerSettings,
@@ -135,7 +136,8 @@ def test_settings_defaults_like_the_engines():
     assert (s.radius, s.height, s.max_slope_deg, s.step_height) == (0.35, 1.8, 45.0, 0.35)
     assert s.up == (0.0, 0.0, 1.0)
     assert s.ground_probe == pytest.approx(2 * s.skin_width)
-    assert s.cos_max_slope == pytest.approx(math.sqrt(0.5))
+    # widened by the one slope tolerance (classification, controller, audits, walk events)
+    assert s.cos_max_slope == math.cos(math.radians(45.0) + SLOPE_LIMIT_TOL_RAD)
 
 
 def test_settings_frozen_and_replace_and_dict_round_trip():

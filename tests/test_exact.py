@@ -709,3 +709,22 @@ def test_settle_touching_many_equals_the_single_verdicts():
         for i in range(3):
             assert (got_hit[i], got_depth[i]) == settle_touching(
                 p, q, r, A[i], B[i], C[i], bool(hit[i]), float(depth[i]))
+
+
+def test_mesh_single_capsule_verdicts_at_the_touching_boundary_are_exact():
+    """The same borderline placements through TriangleMesh (penetrating_triangles and
+    capsule_contacts, the single-capsule routes): the verdicts are core.exact's."""
+    from core import Capsule, TriangleMesh
+
+    float_disagrees = 0
+    for p, q, r, a, b, c in _touching_cases(7, 300):
+        truth = capsule_triangle_intersect(p, q, r, a, b, c)
+        mesh = TriangleMesh(np.array([a, b, c]), np.array([[0, 1, 2]]))
+        capsule = Capsule(p, q, r)
+        float_disagrees += bool(len(mesh.capsule_contacts_many(
+            p[None], q[None], r).triangle)) != truth
+        assert (len(mesh.penetrating_triangles(capsule)) == 1) == truth, (p, q, r, a, b, c)
+        contacts = mesh.capsule_contacts(capsule)
+        assert (len(contacts) == 1) == truth
+        assert all(contact.depth > 0.0 for contact in contacts)
+    assert float_disagrees > 10  # the float route alone does get these wrong

@@ -102,8 +102,8 @@ def test_pairs_from_a_hood_equal_the_hierarchy_pairs():
     owner = rng.integers(0, 3, 30)
     hood = _hood(mesh, np.tile([0.0, 0.0, -1.0], (3, 1)) + [[0, 0, 0], [1, 1, 0], [9, 9, 0]],
                  np.tile([5.0, 5.0, 3.0], (3, 1)))
-    qi, ti = mesh._pairs_box6(q6, hood, owner)
-    rq, rt = mesh._bvh.query_many_box6(q6, exact=False)
+    qi, ti = mesh.candidate_pairs(q6, hood, owner)
+    rq, rt = mesh.bvh.query_many_box6(q6, exact=False)
     assert sorted(zip(qi.tolist(), ti.tolist())) == sorted(zip(rq.tolist(), rt.tolist()))
     assert (owner == 2).any() and (owner < 2).any()  # region 2 misses the queries: fallback
 
@@ -167,17 +167,17 @@ def test_short_probe_batches_prune_on_the_tangent_bound_and_stay_exact(monkeypat
     r = np.full(len(a), 0.35)
     v = np.tile(-0.04 * u, (len(a), 1))
     evaluated = []
-    real = sweep_mod._sweep_rec
+    real = sweep_mod.sweep_records
 
     def counting(*args):
         evaluated.append(args[5].size)
         return real(*args)
 
-    monkeypatch.setattr(sweep_mod, "_sweep_rec", counting)
+    monkeypatch.setattr(sweep_mod, "sweep_records", counting)
     got = mesh.sweep_capsule_many(a, b, r, v)
     assert len(evaluated) == 2  # two rounds
-    monkeypatch.setattr(sweep_mod, "_sweep_rec", real)
-    n_cand = mesh._bvh.query_many_box6(np.concatenate(
+    monkeypatch.setattr(sweep_mod, "sweep_records", real)
+    n_cand = mesh.bvh.query_many_box6(np.concatenate(
         [np.maximum(a, b) + 0.4, 0.4 - np.minimum(a, b + v)], axis=1))[0].size
     assert sum(evaluated) >= SWEEP_LOWER_PRUNE_MIN_PAIRS and sum(evaluated) < n_cand / 4
     assert np.isfinite(got.time).all()

@@ -106,7 +106,8 @@ def test_findings_name_objects_faces_positions_and_values(report):
 def test_infinite_drop_is_null_with_a_reason(report):
     ledges = report["audits"]["ledges"]
     far = [r for r in ledges["highest"] if r["drop_m"] is None]
-    assert far and all(r["drop_m_null_reason"] == "no floor below within the audit's reach" for r in far)
+    reason = "no floor below within the audit's reach"
+    assert far and all(r["drop_m_null_reason"] == reason for r in far)
     assert {r["object"] for r in far} == {"Floor", "Block"}  # the floor's far edges too
 
 

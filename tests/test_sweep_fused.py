@@ -1,4 +1,4 @@
-"""The record-based sweep entry point (core.sweep._sweep_rec, used by TriangleMesh) runs the
+"""The record-based sweep entry point (core.sweep.sweep_records, used by TriangleMesh) runs the
 same kernel as sweep_capsule_triangle_many: identical answers, bit for bit, for shared and
 per-pair capsules, small and chunked batches, and degenerate triangles."""
 
@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 import core.sweep as sweep_module
-from core.closest import _triangle_record
-from core.sweep import _sweep_rec, sweep_capsule_triangle_many
+from core.closest import triangle_record
+from core.sweep import sweep_capsule_triangle_many, sweep_records
 
 
 def _records(a, b, c):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.ascontiguousarray(_triangle_record(a.T, b.T, c.T).T)
+        return np.ascontiguousarray(triangle_record(a.T, b.T, c.T).T)
 
 
 def _scene(seed, n_tri=300, offset=0.0):
@@ -40,7 +40,7 @@ def test_rec_path_equals_vertex_path_per_pair(offset):
     v = rng.normal(size=(n, 3)) * rng.choice([0.0, 1.0, 4.0], (n, 1))
     r = rng.uniform(0.05, 0.8, n)
     want = sweep_capsule_triangle_many(p, q, r, v, a[ti], b[ti], c[ti])
-    got = _sweep_rec(p, q, r, v, krec, ti)
+    got = sweep_records(p, q, r, v, krec, ti)
     _assert_same(got, want)
     hits = np.isfinite(want[0])
     assert 0.1 < hits.mean() < 0.9 and (want[0] == 0.0).any()
@@ -52,7 +52,7 @@ def test_rec_path_shared_capsule_equals_broadcast():
     ti = np.arange(len(a))
     p, q, v = np.array([0.1, 0.2, -0.3]), np.array([0.3, 0.1, 1.2]), np.array([1.5, -2.0, 0.7])
     want = sweep_capsule_triangle_many(p, q, 0.4, v, a, b, c)
-    got = _sweep_rec(p, q, 0.4, v, krec, ti)
+    got = sweep_records(p, q, 0.4, v, krec, ti)
     _assert_same(got, want)
     assert np.isfinite(want[0]).any()
 
@@ -67,17 +67,17 @@ def test_rec_path_chunks_identical():
     q = p + rng.normal(size=(n, 3))
     v = rng.normal(size=(n, 3)) * 3.0
     r = rng.uniform(0.05, 0.8, n)
-    got = _sweep_rec(p, q, r, v, krec, ti)
-    small = [_sweep_rec(p[s], q[s], r[s], v[s], krec, ti[s])
+    got = sweep_records(p, q, r, v, krec, ti)
+    small = [sweep_records(p[s], q[s], r[s], v[s], krec, ti[s])
              for s in (slice(0, 50), slice(50, 4000), slice(4000, n))]
     _assert_same(got, [np.concatenate(x) for x in zip(*small)])
-    shared = _sweep_rec(p[0], q[0], r[0], v[0], krec, ti)
+    shared = sweep_records(p[0], q[0], r[0], v[0], krec, ti)
     want = sweep_capsule_triangle_many(p[0], q[0], r[0], v[0], a[ti], b[ti], c[ti])
     _assert_same(shared, want)
 
 
 def test_rec_path_empty():
     a, b, c = _scene(6, n_tri=4)
-    time, normal, point = _sweep_rec(np.zeros(3), np.ones(3), 0.3, np.ones(3), _records(a, b, c),
+    time, normal, point = sweep_records(np.zeros(3), np.ones(3), 0.3, np.ones(3), _records(a, b, c),
                                      np.zeros(0, dtype=np.int64))
     assert time.shape == (0,) and normal.shape == point.shape == (0, 3)

@@ -154,3 +154,64 @@ def test_ramp_walks_keep_their_verdicts_far_away_and_in_float32(offset, dtype):
             assert report.reached_goal and "slope_too_steep" not in kinds, (angle, kinds)
         else:
             assert "slope_too_steep" in kinds, (angle, kinds)
+
+
+def test_fast_classes_equal_the_exact_angle_rule():
+    """classify_triangles decides from the stored unit normals, and from the exact atan2 angle
+    only near a class boundary: the classes must be the exact rule's everywhere, on a random
+    soup, float32 45 degree ramps at 24 places within 50 m, faces at the wall band's edges, a
+    collinear triangle and a sliver, for several limits and up vectors."""
+    from core.walkability import CLASSIFY_COS_MARGIN, _classes_from_angles
+
+    rng = np.random.default_rng(7)
+    parts = [(rng.uniform(-5, 5, (3000, 3)), np.arange(3000).reshape(-1, 3))]
+    for off in rng.uniform(-50, 50, (24, 3)):
+        v = np.array([[0, 0, 0], [1, 0, 1], [1, 1, 1], [0, 1, 0]], float) + off
+        parts.append((v.astype(np.float32).astype(float), np.array([[0, 1, 2], [0, 2, 3]])))
+    for deg in (85.0, 95.0, 85.0 - 1e-6, 95.0 + 1e-6, 30.0 + 1e-7):  # near class bounds
+        a = np.radians(deg)
+        parts.append((np.array([[0, 0, 0], [1, 0, 0], [0, np.cos(a), np.sin(a)]]),
+                      np.array([[0, 1, 2]])))
+    parts.append((np.array([[0, 0, 0], [1, 1, 1], [2, 2, 2]], float), np.array([[0, 1, 2]])))
+    parts.append((np.array([[0, 0, 0], [1, 0, 0], [2, 1e-9, 1e-9]]), np.array([[0, 1, 2]])))
+    verts, tris, base = [], [], 0
+    for v, t in parts:
+        verts.append(v)
+        tris.append(t + base)
+        base += len(v)
+    mesh = TriangleMesh(np.concatenate(verts), np.concatenate(tris))
+    ramp_near = 0
+    for slope, up in ((45.0, (0, 0, 1)), (30.0, (0, 0, 1)), (60.0, (0, 1, 0)), (0.0, (0, 0, 1)),
+                      (45.0, (0.2, -0.3, 0.9)), (180.0, (0, 0, 1))):
+        exact = _classes_from_angles(face_slopes(mesh, up), np.radians(slope), np.radians(5.0))
+        assert (classify_triangles(mesh, slope, up) == exact).all(), (slope, up)
+    # the float32 ramps sit within the margin of the 45 degree bound (cos widened by the
+    # tolerance): the exact fallback is what decides them
+    bound = np.cos(np.radians(45.0) + SLOPE_LIMIT_TOL_RAD)
+    ramp_near = int((np.abs(mesh.normals[:, 2] - bound) <= 1e-4).sum())
+    assert ramp_near >= 48 and CLASSIFY_COS_MARGIN < 1e-6
+
+
+def test_faces_within_rounding_of_the_limit_follow_the_exact_angle():
+    """400 faces whose exact angle lies within 3e-16 rad of the widened 45 degree bound: the
+    normals alone misjudge some of them (rounding of the normalisation); the exact fallback
+    near the bound must give the exact rule's class for every one."""
+    from core.walkability import _classes_from_angles
+
+    rng = np.random.default_rng(1)
+    n = 400
+    bound = np.radians(45.0) + SLOPE_LIMIT_TOL_RAD
+    th = bound + rng.uniform(-3e-16, 3e-16, n)
+    ph = rng.uniform(0, 2 * np.pi, n)
+    nrm = np.stack([np.sin(th) * np.cos(ph), np.sin(th) * np.sin(ph), np.cos(th)], 1)
+    t1 = np.cross(nrm, [0.3, 0.5, 0.7])
+    t1 /= np.linalg.norm(t1, axis=1)[:, None]
+    t2 = np.cross(nrm, t1)
+    off = rng.uniform(-10, 10, (n, 3))
+    v = np.stack([off, off + t1 * rng.uniform(0.1, 3, (n, 1)),
+                  off + t2 * rng.uniform(0.1, 3, (n, 1))], 1).reshape(-1, 3)
+    mesh = TriangleMesh(v, np.arange(3 * n).reshape(-1, 3))
+    exact = _classes_from_angles(face_slopes(mesh), np.radians(45.0), np.radians(5.0))
+    normals_only = np.where(mesh.normals[:, 2] >= np.cos(bound), WALKABLE, STEEP)
+    assert (normals_only != exact).any()  # the case the fallback exists for
+    assert (classify_triangles(mesh, 45.0) == exact).all()

@@ -19,14 +19,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from scenes import terrain  # noqa: E402
+from scenes import stairs_ramps_block, terrain  # noqa: E402
 
 from core.audits import headroom_audit, ledge_audit, stair_audit, stand_test  # noqa: E402
 from core.mesh import TriangleMesh  # noqa: E402
-from core.obj import read_obj  # noqa: E402
 
 TARGET_SECONDS = 5.0  # per audit, on the 2M-triangle grid
-SAMPLE = os.path.join(os.path.dirname(HERE), "samples", "sample_level.obj")
 
 
 def findings(name, result) -> int:
@@ -60,7 +58,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--cells", type=int, default=None)
     args = ap.parse_args(argv)
-    v, t = read_obj(SAMPLE)[:2]
+    v, t = stairs_ramps_block()
     mesh = TriangleMesh(v, t)
     print_table("sample level", mesh, bench(mesh))
     cells = args.cells or (300 if args.quick else 1000)

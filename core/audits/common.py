@@ -11,9 +11,8 @@ import math
 
 import numpy as np
 
-from ..constants import WALL_TOLERANCE_DEG
 from ..controller import ControllerSettings
-from ..walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles
+from ..walkability import WALKABLE, classify_triangles
 
 AUDIT_CHUNK = 16384  # capsules / rays per batched query (bounds temporary memory)
 
@@ -42,44 +41,10 @@ def walkable_faces(mesh, settings=None) -> np.ndarray:
     return np.flatnonzero(face_classes(mesh, s) == WALKABLE)
 
 
-# Fast classification: the mesh's unit normals (the same edge cross product that
-# ``classify_triangles`` uses, normalised; zero for its degenerate triangles) decide a face's
-# class from normal . up, except within CLASSIFY_MARGIN of a class boundary (rounding of the
-# normalisation and of the angle, ~1e-16, far below this margin), where the exact
-# ``classify_triangles`` decides. Same classes, without an arctan over every triangle.
-CLASSIFY_MARGIN = 1e-9
-
-
-class _Rows:
-    """The triangles ``rows`` of a mesh, as ``classify_triangles`` reads a mesh."""
-
-    def __init__(self, mesh, rows):
-        self.vertices = mesh.vertices
-        self.triangles = mesh.triangles[rows]
-
-
 def face_classes(mesh, settings) -> np.ndarray:
-    """(T,) int8 WALKABLE..CEILING of every triangle, as ``classify_triangles`` gives them."""
-    u = np.asarray(settings.up, float)
-    u = u / math.sqrt(float(u @ u))
-    nz = mesh.normals @ u
-    limit = math.radians(settings.max_slope_deg)
-    wall = math.radians(WALL_TOLERANCE_DEG)
-    # cos of each boundary angle: slope limit, wall band low and high
-    bounds = [math.cos(min(limit, math.pi)), math.cos(math.pi / 2 - wall),
-              math.cos(math.pi / 2 + wall)]
-    out = np.full(nz.shape, STEEP, np.int8)
-    out[nz < bounds[1]] = WALL
-    out[nz < bounds[2]] = CEILING
-    out[nz >= bounds[0]] = WALKABLE
-    near = np.zeros(nz.shape, bool)
-    for b in bounds:
-        near |= np.abs(nz - b) <= CLASSIFY_MARGIN
-    near |= ~(nz * nz > 0.0) & ~(np.abs(mesh.normals).max(1) > 0.0)  # degenerate: zero normal
-    rows = np.flatnonzero(near)
-    if rows.size:
-        out[rows] = classify_triangles(_Rows(mesh, rows), settings.max_slope_deg, settings.up)
-    return out
+    """(T,) int8 WALKABLE..CEILING of every triangle: ``classify_triangles`` with the
+    settings' slope limit and up (one rule for the audits, the controller and the report)."""
+    return classify_triangles(mesh, settings.max_slope_deg, settings.up)
 
 
 def as_faces(mesh, faces, name="faces") -> np.ndarray:
