@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from test_controller import (
+from controller_scenes import (
     RATES,
     S,
     box,
