@@ -53,9 +53,6 @@ DEFAULT_CHECKS = CHECKS[:-1]
 DEFAULT_FRAME_RATES = (30, 60, 120)  # Hz: the rates games ship at
 WORST_ROWS = 10  # rows listed per audit (the counts cover all)
 TRIANGLES_LISTED = 50  # penetrated triangles listed per capsule (the count covers all)
-# A riser more than STEP_LIKE_FACTOR x step_height tall is a wall, not a step: a designer
-# wants the 0.45 m steps, not every 2.5 m wall, in the stair section of the report.
-STEP_LIKE_FACTOR = 2.0
 CLASS_NAMES = {WALKABLE: "walkable", STEEP: "steep", WALL: "wall", CEILING: "ceiling"}
 EVENT_UNITS = {"step_too_high": "m", "slope_too_steep": "deg", "fell": "m",
                "ceiling_too_low": "m", "stuck": "s", "reached_goal": "m",
@@ -333,7 +330,6 @@ def _audit_rows(names, faces, values, positions, order, key, reason) -> list:
 
 def _audits_section(res: LevelResults, names: TriangleNames) -> dict:
     out = {}
-    s = res.settings
     if res.stand is not None:
         st = res.stand
         out["cannot_stand"] = {
@@ -341,20 +337,22 @@ def _audits_section(res: LevelResults, names: TriangleNames) -> dict:
             "deepest": _audit_rows(names, st.faces, st.depth, st.position,
                                    np.argsort(-st.depth, kind="stable"), "depth_m", "")}
     if res.stairs is not None:
-        sa = res.stairs
-        step_like = sa.rise <= STEP_LIKE_FACTOR * s.step_height
-        bad = np.flatnonzero(step_like & (sa.too_high | sa.too_shallow))
+        sa = res.stairs  # rows are the riser triangles of stair flights (core.audits.stairs)
+        first = np.unique(sa.step, return_index=True)[1]  # one row per riser
+        bad = first[(sa.too_high | sa.too_shallow)[first]]
         worst = []
         for k in bad[np.argsort(-sa.rise[bad], kind="stable")][:WORST_ROWS]:
             row = dict(names.name(sa.riser[k]), position=_pos(sa.position[k]),
                        rise_m=round(float(sa.rise[k]), 6), too_high=bool(sa.too_high[k]),
-                       too_shallow=bool(sa.too_shallow[k]))
+                       too_shallow=bool(sa.too_shallow[k]), flight=int(sa.flight[k]),
+                       step=int(sa.step[k]))
             worst.append(_value(row, "tread_depth_m", sa.tread_depth[k],
-                                "nothing rises behind the tread within the audit's reach"))
+                                "the top riser of its flight: no next riser"))
         out["stairs"] = {
-            "step_risers": int(step_like.sum()),
-            "too_high": int((step_like & sa.too_high).sum()),
-            "too_shallow": int((step_like & sa.too_shallow).sum()),
+            "flights": int(len(np.unique(sa.flight))),
+            "step_risers": int(len(first)),
+            "too_high": int(sa.too_high[first].sum()),
+            "too_shallow": int(sa.too_shallow[first].sum()),
             "worst": worst}
     if res.headroom is not None:
         h = res.headroom
@@ -365,11 +363,16 @@ def _audits_section(res: LevelResults, names: TriangleNames) -> dict:
     if res.ledges is not None:
         lg = res.ledges
         sort_key = np.where(np.isfinite(lg.drop), lg.drop, np.inf)
+        rows = _audit_rows(names, lg.faces, lg.drop, lg.position,
+                           np.argsort(-sort_key, kind="stable"), "drop_m",
+                           "no floor below within the audit's reach")
+        for row, k in zip(rows, np.argsort(-sort_key, kind="stable")):
+            row.update(length_m=round(float(lg.length[k]), 6), start=_pos(lg.start[k]),
+                       end=_pos(lg.end[k]))
         out["ledges"] = {
-            "faces": int(len(np.unique(lg.faces))),
-            "highest": _audit_rows(names, lg.faces, lg.drop, lg.position,
-                                   np.argsort(-sort_key, kind="stable"), "drop_m",
-                                   "no floor below within the audit's reach")}
+            "runs": int(len(lg.faces)),
+            "faces": int(len(np.unique(lg.edge_faces))),
+            "highest": rows}
     return out
 
 

@@ -171,3 +171,31 @@ def test_frame_rate_differences_become_findings(monkeypatch):
     assert finding.key == ("frame_rate", "along_the_floor", "same verdict at 30/60/120 Hz",
                            "fell at 30 Hz only")
     assert finding.position == (1.0, 2.0, 0.0)
+
+
+def test_stair_and_ledge_sections_count_risers_and_runs():
+    """On the one-problem rooms (tests/audit_scenes.py) the stair section counts risers, not
+    riser triangles: exactly one riser too high (0.45 m) and one tread too shallow (5 cm), one
+    row each; the ledge section has one row per run, with its length and ends."""
+    from audit_scenes import one_problem_scene
+
+    from core.audits import stair_audit
+
+    mesh = one_problem_scene()
+    report = check_level(mesh, ControllerSettings(), [], [], level="rooms",
+                         checks=["stairs", "ledges"])
+    jsonschema.validate(combine_levels([report]), SCHEMA)
+    stairs = report["audits"]["stairs"]
+    assert (stairs["too_high"], stairs["too_shallow"]) == (1, 1)
+    rows = stair_audit(mesh, ControllerSettings())
+    assert stairs["flights"] == 2
+    assert stairs["step_risers"] == len(set(rows.step.tolist())) < len(rows.riser)  # risers
+    assert sorted((r["too_high"], r["too_shallow"]) for r in stairs["worst"]) == [
+        (False, True), (True, False)]
+    high = next(r for r in stairs["worst"] if r["too_high"])
+    assert high["rise_m"] == pytest.approx(0.45, abs=0.01)
+    ledges = report["audits"]["ledges"]
+    assert ledges["runs"] == len(ledges["highest"]) >= 1
+    assert ledges["faces"] >= ledges["runs"]
+    for row in ledges["highest"]:
+        assert row["length_m"] > 0.0 and len(row["start"]) == len(row["end"]) == 3

@@ -791,7 +791,7 @@ def summary(document) -> str:
         if "low_headroom" in a:
             parts.append(f"{a['low_headroom']['faces']} faces with low headroom")
         if "ledges" in a:
-            parts.append(f"{a['ledges']['faces']} ledge faces")
+            parts.append(f"{a['ledges']['runs']} ledge runs over an unsafe drop")
         if parts:
             lines.append("  audits: " + "; ".join(parts))
         for r in lv["frame_rates"]:
