@@ -95,7 +95,7 @@ def fingerprint(eval_obj) -> tuple:
 
 
 def _fingerprints(parts, depsgraph) -> dict:
-    out = {}
+    out: dict = {}
     for p in parts:
         if "/" in p.name:
             continue  # instances: any flagged update of their objects re-reads

@@ -18,9 +18,6 @@ from ..core import report as core_report
 from ..core import verdicts
 from . import properties, results, scene_data
 
-UNDO = {"REGISTER", "UNDO"}
-
-
 # ---------------------------------------------------------------- shared adapter pieces
 
 def capsule_objects(context, selected_first=True):
@@ -109,7 +106,7 @@ class CAPSULE_COLLISION_OT_add_capsule(bpy.types.Operator):
 
     bl_idname = "capsule_collision.add_capsule"
     bl_label = "Add Capsule"
-    bl_options = UNDO
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -160,7 +157,7 @@ class CAPSULE_COLLISION_OT_check_penetration(CheckOperator, bpy.types.Operator):
 
     bl_idname = "capsule_collision.check_penetration"
     bl_label = "Check Penetration"
-    bl_options = UNDO
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -241,7 +238,7 @@ class CAPSULE_COLLISION_OT_select_result(bpy.types.Operator):
 
     bl_idname = "capsule_collision.select_result"
     bl_label = "Select Result Faces"
-    bl_options = UNDO
+    bl_options = {"REGISTER", "UNDO"}
 
     index: IntProperty(name="Row", default=-1, description="Result row (-1: the active row)")
     edit_mode: BoolProperty(name="Edit Mode", default=True,
@@ -363,7 +360,7 @@ class CAPSULE_COLLISION_OT_classify_walkability(CheckOperator, bpy.types.Operato
 
     bl_idname = "capsule_collision.classify_walkability"
     bl_label = "Classify Walkability"
-    bl_options = UNDO
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -410,7 +407,7 @@ class CAPSULE_COLLISION_OT_apply_preset(bpy.types.Operator):
 
     bl_idname = "capsule_collision.apply_preset"
     bl_label = "Apply Preset"
-    bl_options = UNDO
+    bl_options = {"REGISTER", "UNDO"}
 
     engine: EnumProperty(name="Engine", items=properties.PRESET_ITEMS[1:],
                          description="Engine whose defaults to apply")
@@ -452,7 +449,7 @@ class CAPSULE_COLLISION_OT_clear_results(bpy.types.Operator):
 
     bl_idname = "capsule_collision.clear_results"
     bl_label = "Clear Results"
-    bl_options = UNDO
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):
@@ -507,7 +504,7 @@ class CAPSULE_COLLISION_OT_export_report(bpy.types.Operator):
 
     bl_idname = "capsule_collision.export_report"
     bl_label = "Export Report"
-    bl_options = UNDO
+    bl_options = {"REGISTER", "UNDO"}
 
     filepath: StringProperty(subtype="FILE_PATH", default="capsule_collision_report.json")
     filter_glob: StringProperty(default="*.json", options={"HIDDEN"})

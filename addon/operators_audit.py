@@ -118,7 +118,7 @@ class CAPSULE_COLLISION_OT_stand_test(AuditOperator, bpy.types.Operator):
 
     bl_idname = "capsule_collision.stand_test"
     bl_label = "Stand Test"
-    bl_options = operators.UNDO
+    bl_options = {"REGISTER", "UNDO"}
     kind = "STAND"
 
 
@@ -128,7 +128,7 @@ class CAPSULE_COLLISION_OT_stair_audit(AuditOperator, bpy.types.Operator):
 
     bl_idname = "capsule_collision.stair_audit"
     bl_label = "Stair Audit"
-    bl_options = operators.UNDO
+    bl_options = {"REGISTER", "UNDO"}
     kind = "STAIRS"
 
 
@@ -138,7 +138,7 @@ class CAPSULE_COLLISION_OT_headroom_audit(AuditOperator, bpy.types.Operator):
 
     bl_idname = "capsule_collision.headroom_audit"
     bl_label = "Headroom Audit"
-    bl_options = operators.UNDO
+    bl_options = {"REGISTER", "UNDO"}
     kind = "HEADROOM"
 
 
@@ -148,7 +148,7 @@ class CAPSULE_COLLISION_OT_ledge_audit(AuditOperator, bpy.types.Operator):
 
     bl_idname = "capsule_collision.ledge_audit"
     bl_label = "Ledge Audit"
-    bl_options = operators.UNDO
+    bl_options = {"REGISTER", "UNDO"}
     kind = "LEDGE"
 
 

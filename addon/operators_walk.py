@@ -153,7 +153,7 @@ class CAPSULE_COLLISION_OT_walkthrough(operators.CheckOperator, bpy.types.Operat
 
     bl_idname = "capsule_collision.walkthrough"
     bl_label = "Walk Through"
-    bl_options = operators.UNDO
+    bl_options = {"REGISTER", "UNDO"}
 
     rate: IntProperty(name="Frame Rate", default=60, min=1, max=1000,
                       description="Simulation steps per second (Hz)")
@@ -247,7 +247,7 @@ class CAPSULE_COLLISION_OT_compare_frame_rates(operators.CheckOperator, bpy.type
 
     bl_idname = "capsule_collision.compare_frame_rates"
     bl_label = "Compare Frame Rates"
-    bl_options = operators.UNDO
+    bl_options = {"REGISTER", "UNDO"}
 
     @classmethod
     def poll(cls, context):

@@ -373,7 +373,8 @@ def draw_scene(scene, depsgraph) -> None:
                 batch.draw(uniform)
         gpu.state.depth_test_set("NONE")  # outlines, traces and markers stay visible
         lines.bind()
-        lines.uniform_float("viewportSize", gpu.state.viewport_get()[2:])
+        viewport = gpu.state.viewport_get()  # type: ignore[func-returns-value]  # x, y, w, h
+        lines.uniform_float("viewportSize", viewport[2:])  # type: ignore[index]
         lines.uniform_float("lineWidth", LINE_WIDTH_PX)
         for batch in _batches.light:
             if batch is not None:

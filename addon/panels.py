@@ -4,11 +4,10 @@ Panels only draw what the data says (scene settings, result rows, object state);
 compute a check. Staleness uses the level cache's current stamp when it has one (no read).
 """
 
-import importlib
-
 import bpy
 
-from . import cache, properties
+from ..core.sanity import level_warnings
+from . import cache, live, properties
 
 CATEGORY = "Capsule Collision"
 
@@ -25,29 +24,21 @@ ADVANCED_SETTINGS = ("min_step_depth", "skin_width", "snap_distance", "speed", "
                      "max_fall_speed", "max_iterations")
 
 
-def _optional(name):
-    """An optional extension module (``live``, ``core.sanity``), None when absent."""
-    try:
-        return importlib.import_module(name, __package__)
-    except ModuleNotFoundError:
-        return None
-
-
-_warnings_by_stamp = {}  # level stamp -> sanity warnings (computed once per level)
+# level stamp -> sanity warnings (computed once per level)
+_warnings_by_stamp: dict[str, list[str]] = {}
 
 
 def sanity_warnings(scene):
     """``core.sanity.level_warnings`` for the cached level (no read, no build), as text."""
-    sanity = _optional("..core.sanity")
     level = cache.peek(scene)
-    if sanity is None or level is None or not hasattr(sanity, "level_warnings"):
+    if level is None:
         return []
     if level.stamp not in _warnings_by_stamp:
         try:
             settings = properties.controller_settings(scene)
         except ValueError:
             settings = None
-        warnings = sanity.level_warnings(level.mesh, settings)
+        warnings = level_warnings(level.mesh, settings)
         _warnings_by_stamp.clear()
         _warnings_by_stamp[level.stamp] = [getattr(w, "message", str(w)) for w in warnings]
     return _warnings_by_stamp[level.stamp]
@@ -83,13 +74,15 @@ class CAPSULE_COLLISION_UL_results(bpy.types.UIList):
         return flags, []
 
 
-class SidebarPanel:
+class SidebarPanel(bpy.types.Panel):
+    """Base of the tab's panels (never registered itself)."""
+
     bl_space_type = "VIEW_3D"
     bl_region_type = "UI"
     bl_category = CATEGORY
 
 
-class CAPSULE_COLLISION_PT_main(SidebarPanel, bpy.types.Panel):
+class CAPSULE_COLLISION_PT_main(SidebarPanel):
     bl_label = "Capsule Collision"
     bl_idname = "CAPSULE_COLLISION_PT_main"
 
@@ -102,16 +95,14 @@ class CAPSULE_COLLISION_PT_main(SidebarPanel, bpy.types.Panel):
         col.operator("capsule_collision.classify_walkability", icon="MOD_FLUIDSIM")
         row = layout.row(align=True)
         row.prop(s, "live_check")
-        live = _optional(".live")
-        if live is not None and hasattr(live, "status"):
-            text = live.status(context.scene)
-            if text:
-                layout.label(text=text, icon="INFO")
+        text = live.status(context.scene)
+        if text:
+            layout.label(text=text, icon="INFO")
         if s.last_report:
             layout.label(text=s.last_report)
 
 
-class CAPSULE_COLLISION_PT_character(SidebarPanel, bpy.types.Panel):
+class CAPSULE_COLLISION_PT_character(SidebarPanel):
     bl_label = "Character"
     bl_parent_id = "CAPSULE_COLLISION_PT_main"
 
@@ -129,7 +120,7 @@ class CAPSULE_COLLISION_PT_character(SidebarPanel, bpy.types.Panel):
             layout.prop(s, name)
 
 
-class CAPSULE_COLLISION_PT_character_advanced(SidebarPanel, bpy.types.Panel):
+class CAPSULE_COLLISION_PT_character_advanced(SidebarPanel):
     bl_label = "Controller"
     bl_parent_id = "CAPSULE_COLLISION_PT_character"
     bl_options = {"DEFAULT_CLOSED"}
@@ -143,7 +134,7 @@ class CAPSULE_COLLISION_PT_character_advanced(SidebarPanel, bpy.types.Panel):
             layout.prop(s, name)
 
 
-class CAPSULE_COLLISION_PT_collision(SidebarPanel, bpy.types.Panel):
+class CAPSULE_COLLISION_PT_collision(SidebarPanel):
     bl_label = "Collision Source"
     bl_parent_id = "CAPSULE_COLLISION_PT_main"
 
@@ -157,7 +148,7 @@ class CAPSULE_COLLISION_PT_collision(SidebarPanel, bpy.types.Panel):
             layout.label(text=text, icon="ERROR")
 
 
-class CAPSULE_COLLISION_PT_capsule(SidebarPanel, bpy.types.Panel):
+class CAPSULE_COLLISION_PT_capsule(SidebarPanel):
     """The active object's role (a mesh polyline becomes a path here) and, for a capsule,
     its size, expectation and live state; for a path, its expected walk verdict."""
 
@@ -193,7 +184,7 @@ class CAPSULE_COLLISION_PT_capsule(SidebarPanel, bpy.types.Panel):
             box.prop(st, "push_out")
 
 
-class CAPSULE_COLLISION_PT_audits(SidebarPanel, bpy.types.Panel):
+class CAPSULE_COLLISION_PT_audits(SidebarPanel):
     bl_label = "Audits and Walks"
     bl_parent_id = "CAPSULE_COLLISION_PT_main"
 
@@ -211,7 +202,7 @@ class CAPSULE_COLLISION_PT_audits(SidebarPanel, bpy.types.Panel):
         col.operator("capsule_collision.compare_frame_rates", icon="TIME")
 
 
-class CAPSULE_COLLISION_PT_results(SidebarPanel, bpy.types.Panel):
+class CAPSULE_COLLISION_PT_results(SidebarPanel):
     bl_label = "Results"
     bl_parent_id = "CAPSULE_COLLISION_PT_main"
 
@@ -257,7 +248,7 @@ def frame_rate_summary(text):
     return f"{data.get('path', '')}: {len(data.get('differences', []))} differences at {hz} Hz"
 
 
-class CAPSULE_COLLISION_PT_overlay(SidebarPanel, bpy.types.Panel):
+class CAPSULE_COLLISION_PT_overlay(SidebarPanel):
     bl_label = "Overlay"
     bl_parent_id = "CAPSULE_COLLISION_PT_main"
     bl_options = {"DEFAULT_CLOSED"}

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test
+from .sanity import level_warnings
 from .verdicts import (
     MIN_REPORTED_DEPTH,
     Finding,
@@ -38,11 +39,6 @@ from .verdicts import (
 )
 from .walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles
 from .walkthrough import compare_frame_rates, walkthrough_many
-
-try:  # core.sanity (Y-up / centimetre warnings) is optional: older cores do not have it
-    from .sanity import level_warnings
-except ImportError:  # pragma: no cover - depends on the core version
-    level_warnings = None
 
 REPORT_FORMAT = "capsule_collision.levelcheck"
 REPORT_VERSION = 1
@@ -155,8 +151,7 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
         res.timings[name] = round(time.perf_counter() - t0, 4)
         return out
 
-    if level_warnings is not None:
-        res.warnings = list(timed("sanity", lambda: level_warnings(mesh, settings)))
+    res.warnings = list(timed("sanity", lambda: level_warnings(mesh, settings)))
     if "walkability" in checks:
         res.walkability = timed("walkability", lambda: classify_triangles(
             mesh, settings.max_slope_deg, up=settings.up))
