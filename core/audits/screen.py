@@ -25,6 +25,7 @@ of them) are rasterised with four clipped reads; larger ones by their full cell 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -96,6 +97,95 @@ def _dilate(grid, k, op):
     return out
 
 
+class _Grid(NamedTuple):
+    """The level projected on the horizontal plane and its cells: px, py (V,) vertex
+    coordinates relative to the level's corner (ox, oy), h (V,) heights along up; g cell
+    side; nx, ny cells per axis."""
+
+    e1: np.ndarray
+    e2: np.ndarray
+    px: np.ndarray
+    py: np.ndarray
+    h: np.ndarray
+    ox: float
+    oy: float
+    g: float
+    nx: int
+    ny: int
+
+    def cell(self, x):
+        """Coordinates >= 0 (relative to the level's corner) to cell indices."""
+        return (x * (1.0 / self.g)).astype(np.int64)
+
+
+def _grid(mesh, u, walk_rows, r) -> _Grid:
+    """Project the level and size its cells after the walkable triangles ``walk_rows``."""
+    e1, e2 = horizontal_frame(u)
+    V = mesh.vertices
+    px, py, h = V @ e1, V @ e2, V @ u
+    ox, oy = px.min(), py.min()
+    px -= ox
+    py -= oy
+    w = mesh.triangles[walk_rows]
+    wx = (px[w[:, 0]], px[w[:, 1]], px[w[:, 2]])
+    wy = (py[w[:, 0]], py[w[:, 1]], py[w[:, 2]])
+    span = (float(px.max()), float(py.max()))
+    g = _cell_size(span, np.maximum(max3(*wx) - min3(*wx), max3(*wy) - min3(*wy)), r)
+    inv = 1.0 / g
+    # one spare cell per axis: a box's top corner may round up to the next cell
+    return _Grid(e1, e2, px, py, h, ox, oy, g, int(span[0] * inv) + 2, int(span[1] * inv) + 2)
+
+
+def _walkable_tops(mesh, grid: _Grid, u, wi) -> np.ndarray:
+    """(nx * ny,) highest walkable point per cell: each walkable triangle's plane maximised
+    over the cell, clipped to the triangle's top."""
+    t = mesh.triangles
+    w0, w1, w2 = t[wi, 0], t[wi, 1], t[wi, 2]
+    px, py, g, ny = grid.px, grid.py, grid.g, grid.ny
+    wx = (px[w0], px[w1], px[w2])
+    wy = (py[w0], py[w1], py[w2])
+    wh = (grid.h[w0], grid.h[w1], grid.h[w2])
+    wtop_tri = max3(*wh)
+    wtop = np.full(grid.nx * ny, -np.inf)
+    boxes = (grid.cell(min3(*wx)), grid.cell(min3(*wy)), grid.cell(max3(*wx)),
+             grid.cell(max3(*wy)))
+    for rows, flat, small in _cell_rows(*boxes, ny):
+        if small:  # the triangle's top: its plane over a cell is at most one cell lower
+            np.maximum.at(wtop, flat, wtop_tri[rows])
+            continue
+        n = mesh.normals[wi][rows]
+        nu = n @ u
+        gx, gy = -(n @ grid.e1) / nu, -(n @ grid.e2) / nu  # dh / d(e1, e2), <= tan(slope)
+        base = wh[0][rows] - wx[0][rows] * gx - wy[0][rows] * gy  # plane height at the corner
+        x0, y0 = (flat // ny) * g, (flat % ny) * g
+        top = base + np.maximum(gx * x0, gx * (x0 + g)) + np.maximum(gy * y0, gy * (y0 + g))
+        np.maximum.at(wtop, flat, np.minimum(top, wtop_tri[rows]))
+    return wtop
+
+
+def _other_ranges(mesh, grid: _Grid, u, oi):
+    """Per cell (nx * ny,) the top and bottom of the non-walkable triangles ``oi`` over it,
+    and the top of those facing up (a solid's roof: a point under it may be inside)."""
+    n_cells = grid.nx * grid.ny
+    otop = np.full(n_cells, -np.inf)
+    obot = np.full(n_cells, np.inf)
+    uptop = np.full(n_cells, -np.inf)
+    if oi.size:
+        t = mesh.triangles
+        o0, o1, o2 = t[oi, 0], t[oi, 1], t[oi, 2]
+        px, py, h = grid.px, grid.py, grid.h
+        ox_, oy_, oh = (px[o0], px[o1], px[o2]), (py[o0], py[o1], py[o2]), (h[o0], h[o1], h[o2])
+        ohi, olo = max3(*oh), min3(*oh)
+        uphi = np.where(mesh.normals[oi] @ u > 0.0, ohi, -np.inf)
+        boxes = (grid.cell(min3(*ox_)), grid.cell(min3(*oy_)), grid.cell(max3(*ox_)),
+                 grid.cell(max3(*oy_)))
+        for rows, flat, _small in _cell_rows(*boxes, grid.ny):
+            np.maximum.at(otop, flat, ohi[rows])
+            np.minimum.at(obot, flat, olo[rows])
+            np.maximum.at(uptop, flat, uphi[rows])
+    return otop, obot, uptop
+
+
 def open_faces(mesh, faces, settings, classes) -> np.ndarray:
     """(K,) bool: ``faces`` (K,) walkable faces certified open (see the module docstring).
 
@@ -104,76 +194,28 @@ def open_faces(mesh, faces, settings, classes) -> np.ndarray:
     u = s.up_vector
     if not faces.size:
         return np.zeros(0, bool)
-    e1, e2 = horizontal_frame(u)
-    V = mesh.vertices
-    px, py, h = V @ e1, V @ e2, V @ u
-    ox, oy = px.min(), py.min()
-    px -= ox
-    py -= oy
-    tri = mesh.triangles
-    t0, t1, t2 = tri[:, 0], tri[:, 1], tri[:, 2]
     r = s.radius + SCREEN_SLACK
     walk = classes == WALKABLE
     wi = slice(None) if walk.all() else np.flatnonzero(walk)
-    w0, w1, w2 = t0[wi], t1[wi], t2[wi]
-    wx = (px[w0], px[w1], px[w2])
-    wy = (py[w0], py[w1], py[w2])
-    wxlo, wxhi, wylo, wyhi = min3(*wx), max3(*wx), min3(*wy), max3(*wy)
-    span = (float(px.max()), float(py.max()))
-    g = _cell_size(span, np.maximum(wxhi - wxlo, wyhi - wylo), r)
-    inv = 1.0 / g
-    # one spare cell per axis: a box's top corner may round up to the next cell
-    nx, ny = int(span[0] * inv) + 2, int(span[1] * inv) + 2
+    grid = _grid(mesh, u, wi, r)
+    k = int(math.floor(r * (1.0 / grid.g))) + 1  # >= ceil(r / g), room for rounding
 
-    def cell(x):  # coordinates >= 0 (relative to the level's corner) to cell indices
-        return (x * inv).astype(np.int64)
+    def dilated(values, op):
+        return _dilate(values.reshape(grid.nx, grid.ny), k, op).ravel()
 
-    # walkable tops per cell: each plane maximised over the cell, clipped to the triangle top
-    wh = (h[w0], h[w1], h[w2])
-    wtop_tri = max3(*wh)
-    wtop = np.full(nx * ny, -np.inf)
-    boxes = (cell(wxlo), cell(wylo), cell(wxhi), cell(wyhi))
-    for rows, flat, small in _cell_rows(*boxes, ny):
-        if small:  # the triangle's top: its plane over a cell is at most one cell lower
-            np.maximum.at(wtop, flat, wtop_tri[rows])
-            continue
-        n = mesh.normals[wi][rows]
-        nu = n @ u
-        gx, gy = -(n @ e1) / nu, -(n @ e2) / nu  # dh / d(e1, e2), |grad| <= tan(slope)
-        base = wh[0][rows] - wx[0][rows] * gx - wy[0][rows] * gy  # plane height at the corner
-        x0, y0 = (flat // ny) * g, (flat % ny) * g
-        top = base + np.maximum(gx * x0, gx * (x0 + g)) + np.maximum(gy * y0, gy * (y0 + g))
-        np.maximum.at(wtop, flat, np.minimum(top, wtop_tri[rows]))
-    # non-walkable height ranges per cell; the top of those facing up (a solid's roof: a
-    # point under it may be inside the solid)
-    otop = np.full(nx * ny, -np.inf)
-    obot = np.full(nx * ny, np.inf)
-    uptop = np.full(nx * ny, -np.inf)
-    oi = np.flatnonzero(~walk)
-    if oi.size:
-        o0, o1, o2 = t0[oi], t1[oi], t2[oi]
-        ox_, oy_, oh = (px[o0], px[o1], px[o2]), (py[o0], py[o1], py[o2]), (h[o0], h[o1], h[o2])
-        ohi, olo = max3(*oh), min3(*oh)
-        uphi = np.where(mesh.normals[oi] @ u > 0.0, ohi, -np.inf)
-        boxes = (cell(min3(*ox_)), cell(min3(*oy_)), cell(max3(*ox_)), cell(max3(*oy_)))
-        for rows, flat, _small in _cell_rows(*boxes, ny):
-            np.maximum.at(otop, flat, ohi[rows])
-            np.minimum.at(obot, flat, olo[rows])
-            np.maximum.at(uptop, flat, uphi[rows])
-    k = int(math.floor(r * inv)) + 1  # >= ceil(r / g), with room for rounding of the cells
-    wtop = _dilate(wtop.reshape(nx, ny), k, np.maximum).ravel()
-    otop = _dilate(otop.reshape(nx, ny), k, np.maximum).ravel()
-    obot = _dilate(obot.reshape(nx, ny), k, np.minimum).ravel()
-    uptop = _dilate(uptop.reshape(nx, ny), k, np.maximum).ravel()
+    wtop = dilated(_walkable_tops(mesh, grid, u, wi), np.maximum)
+    otop, obot, uptop = _other_ranges(mesh, grid, u, np.flatnonzero(~walk))
+    otop, obot, uptop = (dilated(otop, np.maximum), dilated(obot, np.minimum),
+                         dilated(uptop, np.maximum))
     # each face's resting lower-sphere centre a and the one cell it lies in
-    f0, f1, f2 = t0[faces], t1[faces], t2[faces]
-    cen = (V[f0] + V[f1] + V[f2]) * (1.0 / 3.0)
+    V, tri = mesh.vertices, mesh.triangles
+    cen = (V[tri[faces, 0]] + V[tri[faces, 1]] + V[tri[faces, 2]]) * (1.0 / 3.0)
     nf = mesh.normals[faces]
     nf = nf * np.where(nf @ u < 0.0, -1.0, 1.0)[:, None]
     a = cen + nf * (s.radius + s.skin_width)
-    ix = np.minimum(np.maximum(cell(np.maximum(a @ e1 - ox, 0.0)), 0), nx - 1)
-    iy = np.minimum(np.maximum(cell(np.maximum(a @ e2 - oy, 0.0)), 0), ny - 1)
-    at = ix * ny + iy
+    ix = np.minimum(np.maximum(grid.cell(np.maximum(a @ grid.e1 - grid.ox, 0.0)), 0), grid.nx - 1)
+    iy = np.minimum(np.maximum(grid.cell(np.maximum(a @ grid.e2 - grid.oy, 0.0)), 0), grid.ny - 1)
+    at = ix * grid.ny + iy
     au = a @ u
     floor_ok = wtop[at] < au - SUPPORT_MIN_COS * s.radius - SCREEN_SLACK
     clear_lo = au - r

@@ -135,6 +135,40 @@ def _on_floor_below(mesh, s, centres, feet, classes):
     return centres + np.outer(np.maximum(rest - centres @ u, 0.0), u)
 
 
+def _centroid_pass(mesh, s, faces, classes):
+    """First pass, the centroid alone: a face whose resting centroid capsule is free (and not
+    inside a solid) is settled. Returns the faces left (K,) with that try's blocking depth
+    and blocker (K,)."""
+    if not faces.size:
+        return faces, np.empty(0), EMPTY_I
+    foot = face_candidates(mesh, faces)[:, :1]
+    _c, _t, inside0 = column_rays(mesh, foot[:, 0], s.up_vector,
+                                  column_reach(mesh, foot[:, 0], s.up_vector))
+    blocked, d0, b0 = _blocked(mesh, s, _resting(mesh, s, faces, foot)[:, 0], classes)
+    keep = blocked | inside0
+    return faces[keep], d0[keep], b0[keep]
+
+
+def _ring_free(mesh, s, faces, classes) -> np.ndarray:
+    """(K,) bool: some foot-ring position of each face (its capsule's foot over the face,
+    the axis beyond its edge, ``foot_ring``) is outside solids and free; tried in a few
+    batched queries of RING_BATCH ring positions, only for faces still without one."""
+    ring, feet = foot_ring(mesh, faces, s)
+    n_ring = ring.shape[1]
+    ok = np.zeros(faces.size, bool)
+    u = s.up_vector
+    for j in range(0, n_ring, RING_BATCH):
+        rows, cols = np.nonzero(np.broadcast_to(~ok[:, None], (faces.size, min(
+            RING_BATCH, n_ring - j))))
+        cols += j
+        foot = feet[rows, cols]
+        _c, _t, inside_ring = column_rays(mesh, foot, u, column_reach(mesh, foot, u))
+        rows, cols, foot = rows[~inside_ring], cols[~inside_ring], foot[~inside_ring]
+        centre = _on_floor_below(mesh, s, ring[rows, cols], foot, classes)
+        ok[rows[~_blocked(mesh, s, centre, classes)[0]]] = True
+    return ok
+
+
 def stand_test(mesh, settings=None, faces=None) -> StandResult:
     """Faces (walkable faces, or ``faces``) on which no candidate position is free.
 
@@ -152,15 +186,7 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
     classes = face_classes(mesh, s)
     tested = _tested_faces(mesh, s, faces, classes)
     rest = tested[~open_faces(mesh, tested, s, classes)]
-    # first pass: the centroid alone; a face whose centroid is free (and not inside a solid)
-    # is settled
-    if rest.size:
-        foot = face_candidates(mesh, rest)[:, :1]
-        _c, _t, inside0 = column_rays(mesh, foot[:, 0], s.up_vector,
-                                      column_reach(mesh, foot[:, 0], s.up_vector))
-        blocked, d0, b0 = _blocked(mesh, s, _resting(mesh, s, rest, foot)[:, 0], classes)
-        keep = blocked | inside0
-        rest, d0, b0 = rest[keep], d0[keep], b0[keep]
+    rest, d0, b0 = _centroid_pass(mesh, s, rest, classes)
     if not rest.size:
         return StandResult(EMPTY_I, np.empty(0), EMPTY_I, np.empty((0, 3)), tested, EMPTY_I)
     f, c = rest.size, N_CANDIDATES
@@ -181,20 +207,7 @@ def stand_test(mesh, settings=None, faces=None) -> StandResult:
     # first for the faces still without a free position
     left = np.flatnonzero(~free & ~buried)
     if left.size:
-        ring, feet = foot_ring(mesh, rest[left], s)
-        n_ring = ring.shape[1]
-        ok = np.zeros(left.size, bool)
-        u = s.up_vector
-        for j in range(0, n_ring, RING_BATCH):  # a few batched queries, each over many pairs
-            rows, cols = np.nonzero(np.broadcast_to(~ok[:, None], (left.size, min(
-                RING_BATCH, n_ring - j))))
-            cols += j
-            foot = feet[rows, cols]
-            _c, _t, inside_ring = column_rays(mesh, foot, u, column_reach(mesh, foot, u))
-            rows, cols, foot = rows[~inside_ring], cols[~inside_ring], foot[~inside_ring]
-            centre = _on_floor_below(mesh, s, ring[rows, cols], foot, classes)
-            ok[rows[~_blocked(mesh, s, centre, classes)[0]]] = True
-        free[left[ok]] = True
+        free[left[_ring_free(mesh, s, rest[left], classes)]] = True
     bad = ~buried & ~free
     # a face of one polygon (a quad's or n-gon's triangles) with a free partner is stood on
     # with the partner: the back half of a stair tread next to its nosing
