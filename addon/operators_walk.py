@@ -26,7 +26,7 @@ from .. import core
 from ..core import verdicts
 from . import operators, results, scene_data
 
-VALUE_NAMES = {  # the event's value under its own name (DESIGN.md, WalkEvent)
+VALUE_NAMES = {  # the event's value under its own name (core.WalkEvent)
     "step_too_high": "rise",
     "slope_too_steep": "angle",
     "fell": "drop",

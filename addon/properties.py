@@ -94,7 +94,7 @@ EXPECT_ITEMS = (
     ("PENETRATING", "Penetrating", "This capsule is expected to penetrate (a negative test)"),
 )
 
-# core's walk event kinds (core.walkthrough.EVENT_KINDS plus fell_out_of_level, DESIGN.md)
+# core's walk event kinds (core.walkthrough.EVENT_KINDS plus fell_out_of_level)
 WALK_EVENT_KINDS = ("blocked", "step_too_high", "slope_too_steep", "fell", "fell_out_of_level",
                     "ceiling_too_low", "stuck")
 EXPECT_WALK_ITEMS = (

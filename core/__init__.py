@@ -1,6 +1,6 @@
 """Capsule Collision core: host-independent collision math (Python + numpy, no Blender).
 
-Units are metres, Z is up. See DESIGN.md for the conventions every function follows.
+Units are metres, Z is up. The conventions every function follows are in README.md (Decisions).
 """
 
 from . import exact, presets, report, verdicts

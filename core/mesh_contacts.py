@@ -42,7 +42,7 @@ def capsule_candidates(mesh, a, b, r: float) -> np.ndarray:
 
 def settle_touching_on_mesh(mesh, a, b, r, cand, hit, depth):
     """One capsule's float verdicts on the candidate triangles ``cand`` (K,), with the lanes
-    within core.contact's touching band decided exactly (core.exact, DESIGN.md: touching is
+    within core.contact's touching band decided exactly (core.exact; touching is
     not a contact). Returns (hit, depth) (K,)."""
     corners = mesh.vertices[mesh.triangles[cand]]
     return settle_touching_many(a, b, r, corners[:, 0], corners[:, 1], corners[:, 2],

@@ -1,14 +1,14 @@
 """Swept capsule against triangle: exact time of first contact, no tunnelling at any speed.
 
-Definition (binding, notes/API.md): the capsule (segment ``p``-``q``, radius ``r``) moves by
+Definition (README.md, Decisions: Sweeps): the capsule (segment ``p``-``q``, radius ``r``) moves by
 ``t * displacement`` for ``t`` in [0, 1]; the triangle is fixed.
 
     time = inf { t in [0, 1] : dist(segment + t * displacement, triangle) < r }
 
 Touching (distance exactly ``r``), grazing (the distance reaches ``r`` but never goes below) and
 sliding tangentially while touching are not hits. A capsule that starts penetrating hits at
-``time = 0`` with the discrete contact's normal and point (notes/API.md sign conventions). At a
-hit with ``time > 0`` the distance is ``r > 0``, so the normal is the unit vector from the
+``time = 0`` with the discrete contact's normal and point (core.contact's sign conventions). At
+a hit with ``time > 0`` the distance is ``r > 0``, so the normal is the unit vector from the
 contact point on the triangle to the closest point of the capsule's segment, and ``point`` is
 that contact point on the triangle.
 

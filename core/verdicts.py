@@ -155,7 +155,7 @@ def capsule_verdicts(mesh, capsules, min_depth: float = MIN_REPORTED_DEPTH) -> l
     """One CapsuleVerdict per ``Capsule`` in ``capsules`` (one batched mesh query).
 
     A contact counts when its depth exceeds ``min_depth`` metres (strictly; touching is never
-    a contact, DESIGN.md)."""
+    a contact: README.md, Decisions)."""
     min_depth = parse_min_depth(min_depth)
     capsules = list(capsules)
     if not capsules:

@@ -1,6 +1,6 @@
 """Walkability of faces: WALKABLE / STEEP / WALL / CEILING by the angle to ``up``.
 
-With theta the angle between a face's normal (by winding) and ``up`` (DESIGN.md):
+With theta the angle between a face's normal (by winding) and ``up``:
 WALKABLE when theta <= max_slope_deg; WALL when |theta - 90| <= wall_tolerance_deg;
 CEILING when theta > 90 + wall_tolerance_deg; STEEP otherwise. Zero-area faces and slivers
 (core.constants.SLIVER_REL2) are WALL.
@@ -70,7 +70,7 @@ def _slopes(corners, up) -> np.ndarray:
 
 
 def _classes_from_angles(theta, limit, wall) -> np.ndarray:
-    """The DESIGN.md rule on exact angles (NaN: degenerate), every bound widened by
+    """The classification rule on exact angles (NaN: degenerate), every bound widened by
     SLOPE_LIMIT_TOL_RAD."""
     out = np.full(theta.shape, STEEP, dtype=np.int8)
     half = np.pi / 2

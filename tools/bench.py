@@ -250,7 +250,7 @@ def _peer_rows(peer, v, t, a, b, r, n_single, batch, ours_single, ours_batched):
         same = np.mean([set(o) == s for o, s in zip(outs, ours_sets)])
         errs = [abs(o[k] - d[k]) for o, d in zip(outs, ours_depth) for k in o if k in d]
         # Where the capsule's axis clears the triangle (our depth < r) both report
-        # r - distance; where the axis crosses it, DESIGN.md's push-out is along the face
+        # r - distance; where the axis crosses it, our push-out is along the face
         # normal (min(|d0|, |d1|) + r), which is not a peer's minimum translation.
         clear = [abs(o[k] - d[k]) for i, (o, d) in enumerate(zip(outs, ours_depth))
                  for k in o if k in d and d[k] < r[i]]
