@@ -14,17 +14,9 @@
 from __future__ import annotations
 
 import numpy as np
+from controller_scenes import grid, merge
 
 from core.mesh import TriangleMesh
-
-
-def merge(parts):
-    verts, tris, off = [], [], 0
-    for v, t in parts:
-        verts.append(np.asarray(v, float))
-        tris.append(np.asarray(t, np.int64) + off)
-        off += len(v)
-    return np.concatenate(verts), np.concatenate(tris)
 
 
 def quad(a, b, c, d):
@@ -43,19 +35,6 @@ def box(lo, hi, top=True):
     if top:
         t += [[4, 5, 6], [4, 6, 7]]
     return np.array(v, float), np.array(t)
-
-
-def grid(x0, x1, y0, y1, z=0.0, cell=0.5):
-    """Flat floor subdivided into cells, normal +z."""
-    nx = max(1, int(round((x1 - x0) / cell)))
-    ny = max(1, int(round((y1 - y0) / cell)))
-    xs, ys = np.linspace(x0, x1, nx + 1), np.linspace(y0, y1, ny + 1)
-    X, Y = np.meshgrid(xs, ys, indexing="ij")
-    v = np.stack([X.ravel(), Y.ravel(), np.full(X.size, z)], 1)
-    idx = np.arange(v.shape[0]).reshape(nx + 1, ny + 1)
-    a, b = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel()
-    c, d = idx[1:, 1:].ravel(), idx[:-1, 1:].ravel()
-    return v, np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
 
 
 def staircase(x0, y0, y1, rises, treads):

@@ -6,21 +6,13 @@ units; tests set ``scene.unit_settings.scale_length`` for centimetre scenes.
 
 import math
 
+import blender_helpers
 import numpy as np
 
 
-def mesh_object(bpy, name, verts, faces, location=(0, 0, 0), rotation=(0, 0, 0),
-                scale=(1, 1, 1), collection=None):
-    """A mesh object from vertex and face lists, linked to ``collection`` (scene default)."""
-    me = bpy.data.meshes.new(name)
-    me.from_pydata([tuple(map(float, v)) for v in verts], [], [tuple(f) for f in faces])
-    me.update()
-    ob = bpy.data.objects.new(name, me)
-    ob.location = location
-    ob.rotation_euler = rotation
-    ob.scale = scale
-    (collection or bpy.context.scene.collection).objects.link(ob)
-    return ob
+def mesh_object(bpy, name, verts, faces, **kw):
+    """A mesh object (tests/blender_helpers.mesh_object; ``bpy`` kept for the builders' calls)."""
+    return blender_helpers.mesh_object(name, verts, faces, **kw)
 
 
 def grid(n, size):
