@@ -110,6 +110,9 @@ def test_sample_ledges_are_real_drops_once_per_run(sample):
     # no ledge on the ground floor inside the level: the floor is one surface
     assert not np.isclose(res.position[~border, 2], 0.0).any()
     assert (res.length > 0).all() and res.edge_run.max() == len(res.faces) - 1
+    # nothing on surfaces no character reaches: the slab's top (1.7 m), the corridor walls'
+    # and the thin wall's tops (2.5 m), the treads of the 45 cm flight (no step up to them)
+    assert len(res.faces) == 39 and (res.position[:, 2] < 1.6).all()
 
 
 # ------------------------------------------------------------------ Blender-like export
