@@ -8,7 +8,8 @@
   slab standing on two legs.
 - ``one_problem_scene``: four closed rooms (floor, walls, ceiling facing in), each with one
   real problem: a 0.45 m riser inside a flight of 0.2 m risers, a 5 cm tread inside a
-  flight, a 1.2 m-high passage, a 1.0 m platform edge. ``ROOMS`` gives each room's x range.
+  flight, a 1.2 m-high passage, a 1.0 m platform edge reached by a 1 m wide ramp along its
+  y = 0 side (``ramp=False``: no way up). ``ROOMS`` gives each room's x range.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def flight_to_wall(x0, x_end, rises, treads):
     return staircase(x0, 0.0, ROOM_W, rises, treads)
 
 
-def one_problem_scene() -> TriangleMesh:
+def one_problem_scene(ramp_up: bool = True) -> TriangleMesh:
     """Four rooms (ROOMS), one real problem each (see the module docstring)."""
     parts = []
     x0, x1 = ROOMS["riser"]
@@ -133,6 +134,8 @@ def one_problem_scene() -> TriangleMesh:
     parts += room(x0, x1) + [box((x0 + 3.0, 0.0, 1.2), (x0 + 5.0, ROOM_W, ROOM_H), top=False)]
     x0, x1 = ROOMS["ledge"]
     parts += room(x0, x1) + [box((x0 + 4.0, 0.0, 0.0), (x1, ROOM_W, 1.0))]
+    if ramp_up:
+        parts += ramp(x0 + 1.0, x0 + 4.0, 0.0, 1.0, 0.0, 1.0)
     return TriangleMesh(*merge(parts))
 
 

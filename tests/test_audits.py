@@ -111,6 +111,9 @@ def test_sample_ledges_are_real_drops_once_per_run(sample):
     # no ledge on the ground floor inside the level: the floor is one surface
     assert not np.isclose(res.position[~border, 2], 0.0).any()
     assert (res.length > 0).all() and res.edge_run.max() == len(res.faces) - 1
+    # nothing on surfaces no character reaches: the slab's top (1.7 m), the corridor walls'
+    # and the thin wall's tops (2.5 m), the treads of the 45 cm flight (no step up to them)
+    assert len(res.faces) == 39 and (res.position[:, 2] < 1.6).all()
 
 
 # ------------------------------------------------------------------ Blender-like export
@@ -167,12 +170,21 @@ def test_one_problem_scene_stairs(rooms):
 
 def test_one_problem_scene_ledges(rooms):
     res = ledge_audit(rooms)
-    platform = _in_room(res.position, "ledge")
-    assert platform.sum() == 1 and res.drop[platform] == pytest.approx([1.0])
-    assert res.length[platform] == pytest.approx([ROOM_W])
-    # the only other drop is the 0.45 m step seen from above (the controller fires 'fell')
-    others = res.drop[~platform]
-    assert others == pytest.approx(np.full(len(others), 0.45))
+    # the platform's edge beside the ramp (y 1..3) and the ramp's side: nothing else (the
+    # treads above the 0.45 m riser cannot be reached)
+    assert _in_room(res.position, "ledge").all()
+    x0 = ROOMS["ledge"][0]
+    edge = np.isclose(res.position[:, 0], x0 + 4.0) & (res.direction[:, 0] < -0.9)
+    assert edge.sum() == 1 and res.drop[edge] == pytest.approx([1.0])
+    assert res.length[edge] == pytest.approx([ROOM_W])  # the box edge is one edge, y 0..3
+
+
+def test_ledges_only_on_platforms_a_character_can_reach():
+    # without the ramp the platform has no way up: its edges are not ledges
+    res = ledge_audit(one_problem_scene(ramp_up=False))
+    assert not _in_room(res.position, "ledge").any()
+    res = ledge_audit(one_problem_scene())
+    assert _in_room(res.position, "ledge").sum() >= 2  # platform edge and ramp side
 
 
 # ------------------------------------------------------------------ the controller agrees
@@ -208,7 +220,9 @@ def test_walks_meet_the_problems_the_audits_report(rooms):
     rep = walkthrough(rooms, [[x0 + 1.0, 1.5, 0.0], [x0 + 7.0, 1.5, 0.0]])
     assert rep.first("ceiling_too_low") is not None and not rep.reached_goal
     x0 = ROOMS["ledge"][0]
-    rep = walkthrough(rooms, [[x0 + 6.0, 1.5, 1.0], [x0 + 2.0, 1.5, 1.0]])
+    # up the ramp from the floor, across the platform and off its edge
+    rep = walkthrough(rooms, [[x0 + 0.5, 0.5, 0.0], [x0 + 5.0, 0.5, 1.0],
+                              [x0 + 6.0, 2.0, 1.0], [x0 + 2.0, 2.0, 1.0]])
     e = rep.first("fell")
     assert e is not None and e.value > S.step_height  # a fall, not a step down
 

@@ -12,6 +12,15 @@ character). Boundary edges with such a sample are merged into *runs*: edges meet
 vertex that only they share, nearly collinear (LEDGE_RUN_COS) and dropping to the same
 side. One row per run.
 
+Reachability (issue 12): a ledge is reported only on walkable *regions* a character can
+reach. Regions are the walkable faces joined by shared (welded) edges. Two regions connect
+both ways where a boundary probe of one finds a walkable face of the other beyond its edge
+within ``step_height`` up or down with no wall in the way (a step, a ramp's foot); a drop
+deeper than that lets a character fall one way, onto the face below. Seeds: every region
+whose area is at least SEED_AREA_FRACTION of the largest region's (the main floor, or the
+floors of separate rooms of similar size); reachability spreads from them over these links
+(a few array rounds). Wall tops, a slab's top or a platform with no way up are not reached.
+
 Frame and units: world space, metres; ``settings.up`` is up.
 """
 
@@ -38,6 +47,9 @@ from .common import (
 LEDGE_SAMPLES = (0.25, 0.5, 0.75)  # probe points along each boundary edge (fractions)
 LEDGE_RUN_COS = math.cos(math.radians(10.0))  # edges of one run: directions within 10 deg
 LEDGE_MAX_DROP = 100.0  # metres: default reach of the drop ray (inf beyond)
+# Seed regions: area at least this fraction of the largest walkable region's (the main floor;
+# separate rooms of similar size are floors too; a platform or a wall top is far smaller).
+SEED_AREA_FRACTION = 0.75
 
 
 class LedgeResult(NamedTuple):
@@ -83,6 +95,7 @@ def _boundary_edges(mesh, faces):
     dup = ks[1:] == ks[:-1]
     single[1:] &= ~dup
     single[:-1] &= ~dup
+    ja, jb = order[:-1][dup] // 3, order[1:][dup] // 3  # faces sharing an edge by index
     cand = order[single]  # half-edges whose index pair no other face has
     opp = np.roll(tri, -2, axis=1).reshape(-1)[cand]
     used, inv = np.unique(np.concatenate([r0[cand], r1[cand]]), return_inverse=True)
@@ -92,9 +105,14 @@ def _boundary_edges(mesh, faces):
     lo, hi = np.minimum(e0, e1), np.maximum(e0, e1)
     wkey = lo * (int(wid.max(initial=0)) + 1) + hi
     _, winv, cnt = np.unique(wkey, return_inverse=True, return_counts=True)
-    keep = (cnt[winv.ravel()] == 1) & (lo != hi)
+    winv = winv.ravel()
+    keep = (cnt[winv] == 1) & (lo != hi)
+    wo = np.argsort(winv, kind="stable")
+    same = np.flatnonzero(winv[wo][1:] == winv[wo][:-1])
+    ja = np.concatenate([ja, cand[wo[same]] // 3])
+    jb = np.concatenate([jb, cand[wo[same + 1]] // 3])
     owner = faces[cand // 3][keep]
-    return e0[keep], e1[keep], owner, opp[keep], pos
+    return e0[keep], e1[keep], owner, opp[keep], pos, (ja, jb)
 
 
 def _probe(mesh, s, p, out, max_drop):
@@ -106,13 +124,44 @@ def _probe(mesh, s, p, out, max_drop):
                                  column_reach(mesh, p, u))
     lift = s.step_height + PROBE_LIFT
     beyond = [p + out * d + u * lift for d in (PROBE_LIFT, s.min_step_depth, s.radius)]
-    t, _ = raycast_chunks(mesh, np.concatenate([p + u * lift] + beyond),
+    t, tri = raycast_chunks(mesh, np.concatenate([p + u * lift] + beyond),
                           np.concatenate([out] + [np.tile(-u, (n, 1))] * 3),
                           np.concatenate([np.full(n, s.radius), np.full(3 * n, lift + max_drop)]))
     # the floor a character lands on is the highest of the three (a crack or a tread below
     # the edge catches it)
-    drop = np.where(np.isfinite(t[n:]), t[n:] - lift, np.inf).reshape(3, n).min(0)
-    return np.where(inside | np.isfinite(t[:n]), np.nan, drop)
+    drops = np.where(np.isfinite(t[n:]), t[n:] - lift, np.inf).reshape(3, n)
+    free = ~(inside | np.isfinite(t[:n]))
+    return np.where(free, drops.min(0), np.nan), drops, tri[n:].reshape(3, n), free
+
+
+def _reachable(mesh, s, faces, joins, owner, drops, land, free):
+    """(T,) bool: walkable faces in regions reachable from the seed regions (docstring)."""
+    nf = faces.size
+    reg = components(nf, joins[0], joins[1])
+    local = np.full(mesh.n_triangles, -1, np.int64)
+    local[faces] = np.arange(nf)
+    ok = (land >= 0) & free[None, :]
+    lreg = np.where(ok, local[np.maximum(land, 0)], -1)
+    ok &= lreg >= 0
+    src = np.broadcast_to(reg[local[owner]][None, :], lreg.shape)
+    step = ok & (np.abs(drops) <= s.step_height)
+    a, b = src[step], reg[lreg[step]]
+    reg = components(nf, np.concatenate([joins[0], a]), np.concatenate([joins[1], b]))
+    fall = ok & (drops > s.step_height) & (drops == drops.min(0)[None, :])
+    fa, fb = reg[src[fall]], reg[reg[lreg[fall]]]
+    v = mesh.vertices[mesh.triangles[faces]]
+    area = 0.5 * np.linalg.norm(np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0]), axis=1)
+    tot = np.bincount(reg, area, minlength=nf)
+    reach = tot >= SEED_AREA_FRACTION * tot.max()
+    while True:  # falls: one way, a few rounds
+        new = reach.copy()
+        new[fb[reach[fa]]] = True
+        if (new == reach).all():
+            break
+        reach = new
+    out = np.zeros(mesh.n_triangles, bool)
+    out[faces] = reach[reg]
+    return out
 
 
 def ledge_audit(mesh, settings=None, safe_drop=None, max_drop: float = LEDGE_MAX_DROP
@@ -124,7 +173,7 @@ def ledge_audit(mesh, settings=None, safe_drop=None, max_drop: float = LEDGE_MAX
     faces = np.flatnonzero(face_classes(mesh, s) == WALKABLE)
     if not faces.size:
         return _empty()
-    v0, v1, owner, opp, pos = _boundary_edges(mesh, faces)
+    v0, v1, owner, opp, pos, joins = _boundary_edges(mesh, faces)
     p0, p1 = pos[v0], pos[v1]
     out = np.cross(p1 - p0, u)
     out -= np.outer(out @ u, u)
@@ -136,8 +185,11 @@ def ledge_audit(mesh, settings=None, safe_drop=None, max_drop: float = LEDGE_MAX
     f = np.asarray(LEDGE_SAMPLES)
     sp = (p0[:, None] + f[None, :, None] * (p1 - p0)[:, None]).reshape(-1, 3)
     ns = f.size
-    drop = _probe(mesh, s, sp, np.repeat(out, ns, axis=0), max_drop).reshape(-1, ns)
-    ledge = ok & (np.nan_to_num(drop, nan=-np.inf) > safe).any(1)
+    drop, drops, land, free = _probe(mesh, s, sp, np.repeat(out, ns, axis=0), max_drop)
+    drop = drop.reshape(-1, ns)
+    reach = _reachable(mesh, s, faces, joins,
+                       np.repeat(owner, ns), drops, land, free)
+    ledge = ok & reach[owner] & (np.nan_to_num(drop, nan=-np.inf) > safe).any(1)
     e = np.flatnonzero(ledge)
     if not e.size:
         return _empty()
