@@ -353,8 +353,6 @@ def test_readme_first_command_runs_levelcheck_and_second_is_ci():
     ci = (ROOT / ".ci" / "run").read_text()
     test_cmd = re.search(r"test_command='([^']+)'", ci).group(1)
     blocks = re.findall(r"```\n(.+?)\n```", readme)
-    if blocks[0] != README_FIRST and "validate_level.py" in blocks[0]:
-        pytest.xfail("README still shows the replaced validate_level.py (the lead updates it)")
     assert blocks[0] == README_FIRST, "the README's first command runs the CLI on the sample"
     assert blocks[1] == test_cmd, "the README's second command must be CI's test command"
 

@@ -1,8 +1,8 @@
 """Audit benchmark: seconds and finding counts of the four level audits.
 
-Scenes: the bundled sample level (samples/sample_level.obj) and a ~2M-triangle terrain grid
-with the stairs-and-ramps block in the middle (``tools/scenes.terrain(1000)``). Target
-(issue 12): each audit at most 5 s on the 2M-triangle grid.
+Scenes: the stairs-and-ramps block (``tools/scenes.stairs_ramps_block``, the old bundled
+sample) and a ~2M-triangle terrain grid with the stairs-and-ramps block in the middle
+(``tools/scenes.terrain(1000)``). Target (issue 12): each audit at most 5 s on the 2M-triangle grid.
 
 Usage:  python tools/bench_audits.py [--quick] [--cells N]
 (``--quick``: a 2 x 300^2-triangle grid instead; ``--cells``: grid cells per side.)
