@@ -36,12 +36,16 @@ def level_of(context):
     return scene_data.cached_level(depsgraph, context.scene), depsgraph
 
 
-def object_mode_poll(cls, context):
+def object_mode_poll(cls, context, edit_mesh_ok=True, message=None):
+    """Poll of the operators that need a scene in Object Mode (or mesh Edit Mode, flushed by
+    ``leave_edit_mode``, when ``edit_mesh_ok``); says why it is disabled."""
     if context.scene is None:
         cls.poll_message_set("No scene")
         return False
-    if context.mode not in ("OBJECT", "EDIT_MESH"):
-        cls.poll_message_set("Switch to Object Mode or mesh Edit Mode first")
+    modes = ("OBJECT", "EDIT_MESH") if edit_mesh_ok else ("OBJECT",)
+    if context.mode not in modes:
+        cls.poll_message_set(message or ("Switch to Object Mode or mesh Edit Mode first"
+                                         if edit_mesh_ok else "Switch to Object Mode first"))
         return False
     return True
 
@@ -110,13 +114,8 @@ class CAPSULE_COLLISION_OT_add_capsule(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if context.scene is None:
-            cls.poll_message_set("No scene")
-            return False
-        if context.mode != "OBJECT":
-            cls.poll_message_set("Switch to Object Mode to add a capsule")
-            return False
-        return True
+        return object_mode_poll(cls, context, edit_mesh_ok=False,
+                                message="Switch to Object Mode to add a capsule")
 
     def execute(self, context):
         scene = context.scene
@@ -453,13 +452,7 @@ class CAPSULE_COLLISION_OT_clear_results(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if context.scene is None:
-            cls.poll_message_set("No scene")
-            return False
-        if context.mode != "OBJECT":
-            cls.poll_message_set("Switch to Object Mode first")
-            return False
-        return True
+        return object_mode_poll(cls, context, edit_mesh_ok=False)
 
     def execute(self, context):
         scene = context.scene

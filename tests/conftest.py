@@ -53,8 +53,10 @@ def addon(bpy_module):
     repo = os.path.join(bpy.utils.user_resource("EXTENSIONS"), "user_default")
     os.makedirs(repo, exist_ok=True)
     link = os.path.join(repo, ADDON_ID)
-    if not os.path.lexists(link):
+    try:
         os.symlink(ROOT, link)  # the checkout *is* the extension
+    except FileExistsError:  # made earlier, or by the other xdist worker sharing the folder
+        assert os.path.realpath(link) == os.path.realpath(ROOT), f"{link} is not this checkout"
     mod = addon_utils.enable(MODULE, default_set=True, handle_error=_reraise)
     assert mod is not None, f"{MODULE} did not load"
     yield mod
