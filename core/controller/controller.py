@@ -46,7 +46,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constants import CONTROLLER_MIN_MOVE, STEP_FORWARD_MIN_COS, SUPPORT_MIN_COS
+from ..constants import (
+    CONTROLLER_MIN_MOVE,
+    MIN_APPROACH_COS,
+    MIN_UP_COS,
+    STEP_FORWARD_MIN_COS,
+    STEP_RETRY_MOVE,
+    SUPPORT_MIN_COS,
+)
 from ..geometry.shapes import Capsule
 from ..geometry.validate import as_point
 from .ground import Ground, Probe, classify_ground, inside_triangles
@@ -70,20 +77,11 @@ from .settings import (
     GroundState,
     upright_segment,
 )
-from .slide import MIN_APPROACH_COS, MIN_UP_COS, Block, SlideResult, slide
+from .slide import Block, SlideResult, slide
 from .steps import climbable, probe_from_hits, step_rays
-
-# ---------------------------------------------------------------- constants (this module)
-# Metres. A step-up refused at a blocking triangle is not tried again while the character
-# keeps pushing into the same triangle and its slide ends within this distance of where it
-# ended when the step was refused (a character blocked head-on ends each frame at the same
-# place): the retry would measure the same riser. Moving farther, or meeting another
-# triangle, tries again. Far below any geometry a step verdict depends on.
-STEP_RETRY_MOVE = 1e-4
 
 __all__ = ["CharacterController", "ControllerSettings", "GroundState", "MoveResult",
            "GROUND_STATES", "ON_GROUND", "ON_STEEP_GROUND", "IN_AIR"]
-
 
 
 def batch_sweeper(mesh):

@@ -56,8 +56,11 @@ from .report import EVENT_KINDS, FrameRateReport, WalkEvent, WalkReport
 from .walker import Walker, default_max_time_many
 
 __all__ = ["walkthrough", "walkthrough_many", "compare_frame_rates", "default_max_time",
-           "default_max_time_many", "EVENT_KINDS", "WalkEvent", "WalkReport", "FrameRateReport"]
+           "default_max_time_many", "EVENT_KINDS", "FRAME_RATES", "WalkEvent", "WalkReport",
+           "FrameRateReport"]
 
+
+FRAME_RATES = (30, 60, 120)  # Hz: the rates games ship at, compared by compare_frame_rates
 
 def _as_path(path, name="path") -> np.ndarray:
     p = as_points(path, name)
@@ -211,7 +214,7 @@ def _verdict(rep: WalkReport) -> dict:
 
 
 def compare_frame_rates(mesh, path, settings: ControllerSettings | None = None,
-                        rates=(30, 60, 120), speed=None, max_time=None,
+                        rates=FRAME_RATES, speed=None, max_time=None,
                         position_tolerance=None) -> FrameRateReport:
     """Run ``walkthrough`` at each rate (Hz) and report differing verdicts.
 
