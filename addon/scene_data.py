@@ -41,6 +41,7 @@ import bpy
 import numpy as np
 
 from ..core import Capsule, TriangleMesh, as_typed
+from ..core.checks.verdicts import CapsuleCheck, PathCheck
 
 RESULTS_COLLECTION = "Capsule Collision Results"
 NO_ORIGINAL_FACE = -1  # tri_orig_face where an evaluated face maps to no original face
@@ -485,3 +486,22 @@ def path_points(obj, depsgraph, unit_scale: float) -> np.ndarray:
         raise ValueError(f"path {obj.name!r} has {pts.shape[0]} point(s); a walk needs at "
                          "least 2")
     return pts
+
+
+def scene_checks(scene, depsgraph, unit_scale: float) -> tuple[list, list]:
+    """What the scene asks to check, by object name: (capsules, paths) as core CapsuleCheck
+    (role CAPSULE, its expectation, the foot as placed) and PathCheck (role PATH). One
+    gathering for the panel's report and the pipeline CLI. ValueError for a bad capsule or
+    path, naming it."""
+    capsules, paths = [], []
+    for ob in sorted(scene.objects, key=lambda o: o.name):
+        role = role_of(ob)
+        if role == "CAPSULE":
+            foot = np.array(ob.matrix_world, dtype=np.float64)[:3, 3] * unit_scale
+            capsules.append(CapsuleCheck(ob.name, capsule_of(ob, unit_scale),
+                                         ob.capsule_collision.expect,
+                                         foot=tuple(float(x) for x in foot), source="scene"))
+        elif role == "PATH":
+            paths.append(PathCheck(ob.name, path_points(ob, depsgraph, unit_scale),
+                                   ob.capsule_collision.expect_walk, source="scene"))
+    return capsules, paths

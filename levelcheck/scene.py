@@ -1,0 +1,160 @@
+"""levelcheck's Blender side: load a level file with Blender's own importers and gather what to
+check through the extension's scene reading (``addon/scene_data.py``; no second reader here).
+
+Needs ``blender_session.start()`` first. Blender's units and axes are whatever its importers
+make of the file (glTF's Y-up and FBX's centimetres are converted on import), so a level gives
+the same verdicts in every format.
+"""
+
+from __future__ import annotations
+
+import os
+
+import blender_session
+
+IMPORTERS = {  # extension -> (operator path, keyword arguments)
+    ".obj": ("wm.obj_import", {}),
+    ".glb": ("import_scene.gltf", {}),
+    ".gltf": ("import_scene.gltf", {}),
+    ".fbx": ("import_scene.fbx", {}),
+}
+LEVEL_SUFFIXES = (".blend",) + tuple(IMPORTERS)
+
+
+class LevelError(ValueError):
+    """A level that cannot be checked (unreadable, no collision meshes): exit status 2."""
+
+
+def load(bpy, path: str | None, sample_bugs: bool = True):
+    """Replace the current file with the level at ``path`` (None: the bundled sample level,
+    built in memory). Returns the scene. LevelError when Blender cannot read it."""
+    if path is None:
+        import sample_level  # noqa: PLC0415
+
+        bpy.ops.wm.read_homefile(use_empty=True)
+        sample_level.build(bpy.context.scene, bugs=sample_bugs)
+        return bpy.context.scene
+    path = os.path.abspath(path)
+    suffix = os.path.splitext(path)[1].lower()
+    try:
+        if suffix == ".blend":
+            bpy.ops.wm.open_mainfile(filepath=path, load_ui=False)
+        else:
+            bpy.ops.wm.read_homefile(use_empty=True)
+            op_path, kwargs = IMPORTERS[suffix]
+            group, name = op_path.split(".")
+            result = getattr(getattr(bpy.ops, group), name)(filepath=path, **kwargs)
+            if "FINISHED" not in result:
+                raise LevelError(f"{path}: Blender's importer could not read it ({result})")
+    except RuntimeError as exc:  # Blender reports an ERROR as RuntimeError("Error: ...")
+        message = " ".join(str(exc).replace("Error:", "").split())
+        raise LevelError(f"{path}: cannot read this level: {message}") from exc
+    return bpy.context.scene
+
+
+def set_collision_source(bpy, scene, collection: str | None, naming: bool):
+    """Point the scene's collision source at ``collection`` (by name) or the naming convention;
+    unchanged (what the .blend says, else every visible mesh) when neither is given."""
+    props = scene.capsule_collision
+    if collection is not None:
+        coll = bpy.data.collections.get(collection)
+        if coll is None:
+            names = ", ".join(sorted(c.name for c in bpy.data.collections)) or "none"
+            raise LevelError(f"--collection: no collection named {collection!r} in this level "
+                             f"(collections: {names})")
+        props.collision_source = "COLLECTION"
+        props.collision_collection = coll
+    elif naming:
+        props.collision_source = "NAMING"
+
+
+def read(bpy, scene):
+    """(LevelGeometry, scene settings dict in metres, capsules, paths) of ``scene``.
+
+    Capsules: [(name, core Capsule, expect)] of objects with role CAPSULE; paths:
+    [(name, (N, 3) points, expect)] of role PATH; all through ``addon/scene_data.py``."""
+    scene_data = blender_session.extension_module("addon.scene_data")
+    properties = blender_session.extension_module("addon.properties")
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    try:
+        geometry = scene_data.read_level(depsgraph, scene)
+    except ValueError as exc:
+        raise LevelError(str(exc)) from exc
+    try:
+        settings = properties.controller_settings(scene).to_dict()
+    except ValueError as exc:
+        raise LevelError(f"the level's character settings: {exc}") from exc
+    # Blender stores the settings as float32 (0.35 reads 0.3499999940395355): use the value
+    # the designer typed, its shortest decimal at float32 precision, so a .blend and the same
+    # level exported to glTF/OBJ/FBX (default settings) walk identically.
+    as_typed = blender_session.extension_module("core").as_typed
+    settings = {k: as_typed(v) for k, v in settings.items()}
+    unit = geometry.unit_scale
+    capsules, paths = [], []
+    for obj in sorted(scene.objects, key=lambda o: o.name):
+        role = scene_data.role_of(obj)
+        try:
+            if role == "CAPSULE":
+                capsules.append((obj.name, scene_data.capsule_of(obj, unit),
+                                 obj.capsule_collision.expect))
+            elif role == "PATH":
+                paths.append((obj.name, scene_data.path_points(obj, depsgraph, unit),
+                              obj.capsule_collision.expect_walk))
+        except ValueError as exc:
+            raise LevelError(str(exc)) from exc
+    return geometry, settings, capsules, paths
+
+
+ANNOTATING_OPERATORS = ("check_penetration", "classify_walkability", "walkthrough",
+                        "stand_test", "stair_audit", "headroom_audit", "ledge_audit")
+
+
+def annotate(bpy, scene, settings, capsules, paths, warn):
+    """Annotate the level the way the panel does, with the extension's own operators: face
+    attributes (capsule_penetration, walkability, audits), result rows, walk traces and event
+    markers. ``settings`` (core ControllerSettings) are written to the scene first; capsules
+    and paths that came from a sidecar (``source == "spec"``) are added as capsule Empties and
+    path curves so the operators see them. ``warn(message)`` is told about any operator that
+    refuses (the annotation is best effort; report.json is the verdict)."""
+    properties = blender_session.extension_module("addon.properties")
+    properties.write_controller_settings(scene, settings)
+    for check in capsules:
+        if check.source != "spec":
+            continue
+        empty = bpy.data.objects.new(check.name, None)
+        empty.location = check.foot
+        scene.collection.objects.link(empty)
+        props = empty.capsule_collision
+        props.role = "CAPSULE"
+        cap = check.capsule
+        props.radius = cap.radius
+        props.height = float(((cap.b - cap.a) ** 2).sum() ** 0.5) + 2.0 * cap.radius
+        props.expect = check.expect.upper()
+    for check in paths:
+        if check.source != "spec":
+            continue
+        curve = bpy.data.curves.new(check.name, "CURVE")
+        curve.dimensions = "3D"
+        spline = curve.splines.new("POLY")
+        spline.points.add(len(check.points) - 1)
+        for point, (x, y, z) in zip(spline.points, check.points):
+            point.co = (x, y, z, 1.0)
+        ob = bpy.data.objects.new(check.name, curve)
+        scene.collection.objects.link(ob)
+        ob.capsule_collision.role = "PATH"
+        ob.capsule_collision.expect_walk = (check.expect if check.expect != "any" else "ANY")
+    for ob in scene.objects:
+        ob.select_set(False)
+    for name in ANNOTATING_OPERATORS:
+        op = getattr(bpy.ops.capsule_collision, name)
+        try:
+            if op.poll():
+                op()
+        except RuntimeError as exc:
+            warn(f"--save-blend: {name} did not annotate the level: "
+                 + " ".join(str(exc).replace("Error:", "").split()))
+
+
+def save_blend(bpy, path: str):
+    """Save the (annotated) level as ``path`` (the caller renames it into place)."""
+    bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(path), copy=True)
