@@ -1,11 +1,17 @@
-"""report.png: the level rendered headless (Workbench), findings in red, walks and a legend.
+"""The pictures: the level rendered headless (Workbench), findings in red, walks and a legend.
 
-The picture is a flat-shaded oblique orthographic view from the level's -X/-Y side (risers and
-walls facing the paths' starts are visible): faces coloured by walkability, the faces of every
-finding red (those a capsule penetrates, the face that stopped a walk), capsules (red when
-their expectation failed), walk traces as tubes (blue when the walk met its expectation, red
-when not), walk events as yellow balls, and a legend. ``View`` is the camera as plain numbers
-so a test can find where a world point lands in the image without Blender.
+``report.png`` (one level; ``report-<n>-<name>.png`` for several) is the overview: a
+flat-shaded oblique orthographic view from the level's -X/-Y side (risers and walls facing
+the paths' starts are visible), with everything above the character's height over the
+highest place a check looks at cut away (roofs and ceilings of enclosed maps): faces
+coloured by walkability, the faces of every finding red, capsules (red when their
+expectation failed), walk traces as tubes (blue when the walk met its expectation, red when
+not), walk events as yellow balls, a numbered label at each finding that has an inset, and a
+legend. Then one inset per finding (``finding-<n>-<k>.png``, errors first, up to
+``--insets``): the same view framed on the finding (a few metres across), cut above the
+character there, titled with the finding's number, name, kind and value. ``View`` is the
+camera as plain numbers so a test can find where a world point lands in an image without
+Blender.
 """
 
 from __future__ import annotations
@@ -14,7 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-WIDTH, HEIGHT = 1280, 800  # pixels
+WIDTH, HEIGHT = 1280, 800  # pixels, the overview
+INSET_WIDTH, INSET_HEIGHT = 640, 400  # pixels, one finding
+INSET_SPAN = 8.0  # metres across an inset (at least; a capsule or ledge run widens it)
+CUT_MARGIN = 0.3  # metres above the character's height kept below the cut
 VIEW_DIRECTION = (1.0, 0.45, -0.95)  # towards +X (and a little +Y), down: risers facing -X show
 MARGIN = 1.06  # frame the level with 6 % air
 LEGEND_FRACTION = 0.28  # of the image width, on the left, for the legend
@@ -54,27 +63,40 @@ class View:
     up: np.ndarray
     forward: np.ndarray
     width_m: float
+    width_px: int = WIDTH
+    height_px: int = HEIGHT
 
     @property
     def height_m(self) -> float:
-        return self.width_m * HEIGHT / WIDTH
+        return self.width_m * self.height_px / self.width_px
 
     def pixels(self, points) -> np.ndarray:
         """(N, 2) pixel (column, row from the top) of world points (N, 3)."""
         d = np.asarray(points, float).reshape(-1, 3) - self.center
         u = d @ self.right / self.width_m + 0.5
         v = d @ self.up / self.height_m + 0.5
-        return np.stack([u * WIDTH, (1.0 - v) * HEIGHT], axis=1)
+        return np.stack([u * self.width_px, (1.0 - v) * self.height_px], axis=1)
+
+
+def _axes():
+    f = np.asarray(VIEW_DIRECTION, float)
+    f /= np.linalg.norm(f)
+    right = np.cross(f, (0.0, 0.0, 1.0))
+    right /= np.linalg.norm(right)
+    return right, np.cross(right, f), f
+
+
+def inset_view(position, span=INSET_SPAN) -> View:
+    """The inset's view: ``span`` metres across, centred on ``position`` (3,)."""
+    right, up, f = _axes()
+    return View(np.asarray(position, float), right, up, f, float(span), INSET_WIDTH,
+                INSET_HEIGHT)
 
 
 def view_for(vertices) -> View:
     """The view framing ``vertices`` (N, 3) world metres, with room for the legend."""
     v = np.asarray(vertices, float)
-    f = np.asarray(VIEW_DIRECTION, float)
-    f /= np.linalg.norm(f)
-    right = np.cross(f, (0.0, 0.0, 1.0))
-    right /= np.linalg.norm(right)
-    up = np.cross(right, f)
+    right, up, f = _axes()
     lo, hi = v.min(0), v.max(0)
     corners = np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
                         for z in (lo[2], hi[2])])
@@ -193,39 +215,74 @@ def _text(bpy, collection, name, body, location, view, size, material):
     return ob
 
 
-def build_view(bpy, scene, geometry_mesh, walkability, finding_triangles, capsules, walks,
-               title):
-    """Add the picture's objects to ``scene`` in a new collection; hide the level's own
-    objects from the render. Returns the View.
+def cut_height(mesh, walkability, places, height) -> float:
+    """The overview's cut (metres, along Z): everything wholly above it is hidden. The
+    character's height plus CUT_MARGIN over the highest place a check looks at (``places``
+    (P, 3): capsule feet, path points, findings), else over the median walkable floor."""
+    places = np.asarray(places, float).reshape(-1, 3)
+    if len(places):
+        top = float(places[:, 2].max())
+    elif walkability is not None and (np.asarray(walkability) == 0).any():
+        tris = mesh.triangles[np.asarray(walkability) == 0]
+        top = float(np.median(mesh.vertices[tris][:, :, 2].mean(1)))
+    else:
+        return float("inf")
+    return top + height + CUT_MARGIN
 
-    geometry_mesh : core TriangleMesh (world metres); walkability (M,) int8 core codes or
-    None; finding_triangles (K,) int; capsules [(core Capsule, failed: bool)];
-    walks [(trace (N, 3), event positions (E, 3), failed: bool)]."""
-    for ob in scene.objects:
-        ob.hide_render = True
-    coll = bpy.data.collections.new("Levelcheck View")
-    scene.collection.children.link(coll)
-    mats = {k: _material(bpy, f"levelcheck {k}", c) for k, c in COLORS.items()}
-    verts = geometry_mesh.vertices
-    tris = geometry_mesh.triangles
-    index = (np.asarray(walkability, np.int32) if walkability is not None
-             else np.full(len(tris), WALKABILITY_ORDER.index("wall"), np.int32))
-    index = index.copy()
-    index[np.asarray(finding_triangles, np.int64)] = len(WALKABILITY_ORDER)
-    _new_mesh(bpy, coll, "levelcheck level", verts, tris, index,
-              [mats[k] for k in WALKABILITY_ORDER] + [mats["finding"]])
-    for i, (cap, failed) in enumerate(capsules):
+
+def _shown(mesh, cut, box=None) -> np.ndarray:
+    """Triangles below ``cut`` (their lowest corner), within ``box`` ((lo, hi) x-y) if given."""
+    corners = mesh.vertices[mesh.triangles]
+    keep = corners[:, :, 2].min(1) <= cut
+    if box is not None:
+        lo, hi = box
+        keep &= (corners[:, :, :2].max(1) >= lo).all(1) & (corners[:, :, :2].min(1) <= hi).all(1)
+    return np.flatnonzero(keep)
+
+
+class Drawing:
+    """What the pictures draw, as plain data: the level (mesh, walkability codes, finding
+    triangles), capsules [(Capsule, failed)], walks [(trace, event positions, failed)] and
+    labels [(number, position)]."""
+
+    def __init__(self, mesh, walkability, finding_triangles, capsules, walks, labels=()):
+        self.mesh, self.walkability = mesh, walkability
+        self.finding_triangles = np.asarray(finding_triangles, np.int64)
+        self.capsules, self.walks, self.labels = list(capsules), list(walks), list(labels)
+
+
+def _level_object(bpy, coll, mats, drawing, tris):
+    mesh = drawing.mesh
+    codes = (np.asarray(drawing.walkability, np.int32) if drawing.walkability is not None
+             else np.full(mesh.n_triangles, WALKABILITY_ORDER.index("wall"), np.int32)).copy()
+    codes[drawing.finding_triangles] = len(WALKABILITY_ORDER)
+    used = np.unique(mesh.triangles[tris])
+    remap = np.full(len(mesh.vertices), -1, np.int64)
+    remap[used] = np.arange(len(used))
+    _new_mesh(bpy, coll, "levelcheck level", mesh.vertices[used], remap[mesh.triangles[tris]],
+              codes[tris], [mats[k] for k in WALKABILITY_ORDER] + [mats["finding"]])
+
+
+def _markers(bpy, coll, mats, drawing, view, cut):
+    for i, (cap, failed) in enumerate(drawing.capsules):
         v, f = _capsule_mesh(cap.a, cap.b, cap.radius)
         _new_mesh(bpy, coll, f"levelcheck capsule {i}", v, f, None,
                   [mats["finding" if failed else "capsule"]])
-    for i, (trace, events, failed) in enumerate(walks):
-        v, f = _tube(trace + (0.0, 0.0, 0.05), 0.06)
+    for i, (trace, events, failed) in enumerate(drawing.walks):
+        v, f = _tube(np.asarray(trace) + (0.0, 0.0, 0.05), 0.06)
         _new_mesh(bpy, coll, f"levelcheck walk {i}", v, f, None,
                   [mats["walk_failed" if failed else "walk_ok"]])
         for j, p in enumerate(np.asarray(events, float).reshape(-1, 3)):
             v, f = _sphere(p + (0.0, 0.0, 0.3), 0.22)
             _new_mesh(bpy, coll, f"levelcheck event {i}.{j}", v, f, None, [mats["event"]])
-    view = view_for(verts)
+    size = view.height_m / 24.0
+    for number, position in drawing.labels:
+        p = np.asarray(position, float) + view.up * size * 0.6 - view.forward * 2.0
+        _text(bpy, coll, f"levelcheck label {number}", str(number), p, view, size,
+              mats["text"])
+
+
+def _camera(bpy, coll, scene, view, depth):
     cam_data = bpy.data.cameras.new("levelcheck camera")
     cam_data.type = "ORTHO"
     cam_data.ortho_scale = view.width_m
@@ -233,11 +290,13 @@ def build_view(bpy, scene, geometry_mesh, walkability, finding_triangles, capsul
     cam = bpy.data.objects.new("levelcheck camera", cam_data)
     m = np.eye(4)
     m[:3, :3] = np.stack([view.right, view.up, -view.forward], axis=1)
-    m[:3, 3] = view.center - view.forward * (float(np.linalg.norm(np.ptp(verts, 0))) + 10.0)
+    m[:3, 3] = view.center - view.forward * (depth + 10.0)
     cam.matrix_world = _matrix(m)
     coll.objects.link(cam)
     scene.camera = cam
-    # legend: swatches and labels in the left strip, facing the camera
+
+
+def _legend(bpy, coll, mats, view, title):
     size = view.height_m / 32.0
     left = view.center + view.right * (-0.5 * view.width_m + 1.5 * size)
     top = left + view.up * (0.5 * view.height_m - 2.0 * size)
@@ -249,15 +308,47 @@ def build_view(bpy, scene, geometry_mesh, walkability, finding_triangles, capsul
         _new_mesh(bpy, coll, f"levelcheck swatch {key}", v, f, None, [mats[key]])
         _text(bpy, coll, f"levelcheck label {key}", label, row + view.right * 1.3 * size,
               view, size, mats["text"])
+
+
+def build_view(bpy, scene, drawing: Drawing, title, view=None, cut=float("inf"), box=None):
+    """Add one picture's objects to ``scene`` in a fresh collection (the previous picture's
+    removed; the level's own objects hidden from the render): the level below ``cut`` (within
+    ``box``), markers, labels, the camera and a title (with the legend for the overview).
+    Returns the View (``view``, or the one framing the whole level)."""
+    old = bpy.data.collections.get("Levelcheck View")
+    if old is not None:
+        for ob in list(old.objects):
+            bpy.data.objects.remove(ob)
+        bpy.data.collections.remove(old)
+    for ob in scene.objects:
+        ob.hide_render = True
+    coll = bpy.data.collections.new("Levelcheck View")
+    scene.collection.children.link(coll)
+    mats = {k: _material(bpy, f"levelcheck {k}", c) for k, c in COLORS.items()}
+    tris = _shown(drawing.mesh, cut, box)
+    overview = view is None
+    view = view or view_for(drawing.mesh.vertices[drawing.mesh.triangles[tris]].reshape(-1, 3)
+                            if len(tris) else drawing.mesh.vertices)
+    if len(tris):
+        _level_object(bpy, coll, mats, drawing, tris)
+    _markers(bpy, coll, mats, drawing, view, cut)
+    _camera(bpy, coll, scene, view, float(np.linalg.norm(np.ptp(drawing.mesh.vertices, 0))))
+    if overview:
+        _legend(bpy, coll, mats, view, title)
+    else:
+        size = view.height_m / 14.0
+        corner = view.center + view.right * (-0.5 * view.width_m + 0.5 * size) + view.up * (
+            0.5 * view.height_m - 1.3 * size) - view.forward * 20.0
+        _text(bpy, coll, "levelcheck title", title, corner, view, size, mats["text"])
     return view
 
 
-def render(bpy, scene, filepath):
+def render(bpy, scene, filepath, width=WIDTH, height=HEIGHT):
     """Render ``scene`` with Workbench (flat-ish studio light, material colours) to the PNG
-    ``filepath``."""
+    ``filepath``, ``width`` x ``height`` pixels."""
     r = scene.render
     r.engine = "BLENDER_WORKBENCH"
-    r.resolution_x, r.resolution_y, r.resolution_percentage = WIDTH, HEIGHT, 100
+    r.resolution_x, r.resolution_y, r.resolution_percentage = width, height, 100
     r.film_transparent = False
     r.image_settings.file_format = "PNG"
     r.image_settings.compression = 90  # flat colours: a third of the default's size

@@ -29,7 +29,8 @@ inside the corridor's left wall but is expected clear, and the "Main Route" path
 to reach its goal but a 0.45 m curb blocks it. ``bugs=False`` moves the capsule out of the wall
 and lowers the curb to 0.15 m: a clean level.
 
-``python tools/sample_level.py OUT.blend [--clean]`` saves it; ``spec()`` gives the same
+``python -m capsule_collision.levelcheck.sample_level OUT.blend [--clean]`` (or
+``python tools/sample_level.py ...``) saves it; ``spec()`` gives the same
 capsules and paths as a levelcheck sidecar (for formats that cannot carry them).
 """
 
@@ -38,6 +39,8 @@ from __future__ import annotations
 import math
 import os
 import sys
+
+from . import session
 
 LANE_PITCH = 3.0  # metres between lane centres (2 m lanes, 1 m apart)
 LANE_Y0 = 1.0  # metres, the centre of lane 0
@@ -256,10 +259,7 @@ def main(argv=None) -> int:
     parser.add_argument("out", help="the .blend file to write")
     parser.add_argument("--clean", action="store_true", help="without the two level bugs")
     args = parser.parse_args(argv)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import blender_session  # noqa: PLC0415
-
-    bpy, _ = blender_session.start()
+    bpy = session.start()
     bpy.ops.wm.read_homefile(use_empty=True)
     build(bpy.context.scene, bugs=not args.clean)
     bpy.ops.wm.save_as_mainfile(filepath=os.path.abspath(args.out))

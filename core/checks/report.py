@@ -149,14 +149,17 @@ class LevelResults:
 
 def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
                min_depth=MIN_REPORTED_DEPTH, frame_rates=FRAME_RATES, workers=1,
-               progress=None, spawns=(), targets=(), reach=None) -> LevelResults:
+               progress=None, spawns=(), targets=(), reach=None,
+               likely_up=None) -> LevelResults:
     """Run ``checks`` (see CHECKS) on ``mesh`` (core.TriangleMesh, metres) with ``settings``
     (ControllerSettings), ``capsules`` (CapsuleCheck) and ``paths`` (PathCheck).
 
     workers : processes sharing the walks (``walkthrough_many``); progress : callable(str)
     told before each check and path (e.g. printing to stderr), or None. spawns : (K, 3)
     foot points and targets : TargetCheck, judged by ``reach`` (``core.reachability``; see
-    core/checks/targets.py) when "reachability" is among the checks and either is given."""
+    core/checks/targets.py) when "reachability" is among the checks and either is given.
+    likely_up : where the caller expects a rotated level's floors to face
+    (``sanity.level_warnings``), or None."""
     checks = parse_checks(checks)
     min_depth = parse_min_depth(min_depth)
     rates = parse_frame_rates(frame_rates) if "frame_rates" in checks else ()
@@ -172,7 +175,8 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
         res.timings[name] = round(time.perf_counter() - t0, 4)
         return out
 
-    res.warnings = list(timed("sanity", lambda: level_warnings(mesh, settings)))
+    res.warnings = list(timed("sanity", lambda: level_warnings(
+        mesh, settings, likely_up=likely_up)))
     if "walkability" in checks:
         res.walkability = timed("walkability", lambda: classify_triangles(
             mesh, settings.max_slope_deg, up=settings.up))
@@ -235,21 +239,25 @@ def _frame_rate_finding(path, fr) -> Finding | None:
 
 
 def _findings(res: LevelResults, names: TriangleNames) -> list:
-    """Every finding of the level as (Finding, triangles, bracket): the expectations that did
-    not hold (capsules, walks, frame rates, targets), the audits' problems, where the
+    """Every finding of the level as (Finding, triangles, bracket, value): the expectations
+    that did not hold (capsules, walks, frame rates, targets), the audits' problems, where the
     character cannot go (islands, traps) and the level's own warnings."""
     out = []
     for finding in res.findings:
         tris: list = []
+        value = None
         if finding.check == "capsule":
             for check, verdict in zip(res.capsules, res.capsule_verdicts):
                 if check.name == finding.name:
                     tris = verdict.triangles[:TRIANGLES_LISTED].tolist()
+                    value = verdict.deepest
         elif finding.check == "walk":
             for check, rep in zip(res.paths, res.walk_reports):
                 if check.name == finding.name:
                     tris = [e.triangle for e in rep.events if e.triangle >= 0][:1]
-        out.append((finding, tris, True))
+                    value = next((e.value for e in rep.events if e.kind != "reached_goal"),
+                                 None)
+        out.append((finding, tris, True, value))
 
     def name_of(t):
         n = names.name(t)
@@ -261,14 +269,15 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
         result = getattr(res, attr)
         if result is None:
             continue
-        faces = PROBLEMS[kind](result).faces
+        problems = PROBLEMS[kind](result)
         for k, finding in enumerate(audit_findings(kind, result, name_of, res.settings)):
-            out.append((finding, faces[k:k + 1].tolist() if finding.position is not None
-                        else [], False))
+            listed = finding.position is not None
+            out.append((finding, problems.faces[k:k + 1].tolist() if listed else [], False,
+                        problems.value[k] if listed else None))
     if res.reach is not None:
         for finding in region_findings(res.reach.result, name_of):
-            out.append((finding, [], False))
-    out.extend((f, [], False) for f in level_findings(res.warnings, res.has_checks))
+            out.append((finding, [], False, None))
+    out.extend((f, [], False, None) for f in level_findings(res.warnings, res.has_checks))
     return out
 
 
@@ -279,8 +288,8 @@ def level_report(res: LevelResults, *, level: str = "level", file: str | None = 
     finding fails a gate on ``fail_on`` (core.checks.severity.fails)."""
     names = TriangleNames(geometry)
     mesh = res.mesh
-    findings = [finding_row(f, tris, names, bracket)
-                for f, tris, bracket in _findings(res, names)]
+    findings = [finding_row(f, tris, names, bracket, value)
+                for f, tris, bracket, value in _findings(res, names)]
     report = {
         "level": level, "file": file, "key": file or level, "index": int(index),
         "triangles": int(mesh.n_triangles),

@@ -191,11 +191,15 @@ def warning_entry(w):
     return {"message": str(w)}
 
 
-def finding_row(finding: Finding, triangles, names: TriangleNames, bracket: bool = True) -> dict:
-    """The finding as JSON with the faces it is about (``triangles``), named; with
-    ``bracket`` the objects and faces are also named in its message."""
+def finding_row(finding: Finding, triangles, names: TriangleNames, bracket: bool = True,
+                value=None) -> dict:
+    """The finding as JSON with the faces it is about (``triangles``), named, and its
+    ``value`` (metres or degrees: a capsule's depth, the event's value, an audit row's; null
+    when none or infinite); with ``bracket`` the objects and faces are also named in its
+    message."""
     faces = [names.name(t) for t in triangles]
-    row = dict(finding.to_dict(), faces=faces, new=None)
+    row = value_row(dict(finding.to_dict(), faces=faces, new=None), "value", value,
+                    "no value for this finding")
     if not bracket:
         return row
     by_object: dict = {}
