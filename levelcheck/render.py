@@ -230,7 +230,7 @@ def cut_height(mesh, walkability, places, height) -> float:
     return top + height + CUT_MARGIN
 
 
-def _shown(mesh, cut, box=None) -> np.ndarray:
+def shown_triangles(mesh, cut, box=None) -> np.ndarray:
     """Triangles below ``cut`` (their lowest corner), within ``box`` ((lo, hi) x-y) if given."""
     corners = mesh.vertices[mesh.triangles]
     keep = corners[:, :, 2].min(1) <= cut
@@ -325,7 +325,7 @@ def build_view(bpy, scene, drawing: Drawing, title, view=None, cut=float("inf"),
     coll = bpy.data.collections.new("Levelcheck View")
     scene.collection.children.link(coll)
     mats = {k: _material(bpy, f"levelcheck {k}", c) for k, c in COLORS.items()}
-    tris = _shown(drawing.mesh, cut, box)
+    tris = shown_triangles(drawing.mesh, cut, box)
     overview = view is None
     view = view or view_for(drawing.mesh.vertices[drawing.mesh.triangles[tris]].reshape(-1, 3)
                             if len(tris) else drawing.mesh.vertices)
