@@ -1,8 +1,8 @@
 """A level's pictures: the overview and one inset per finding (render.py draws them), named
 in the report (``pictures``, each finding's ``picture``) so report.json and JUnit link them.
 
-Insets go to findings with a position, errors first (the report's order within a severity),
-at most ``--insets`` per level. Files: ``report.png`` (one level on the command line, else
+Insets go to errors and warnings with a position, errors first (the report's order within a
+severity), at most ``--insets`` per level (infos, such as ledges, are in the overview only). Files: ``report.png`` (one level on the command line, else
 ``report-<n>-<name>.png``) and ``finding-<n>-<k>.png`` (level n's k-th inset, k from 1), the
 same names in a sharded run as in a single one, so a merge can combine them.
 """
@@ -56,7 +56,8 @@ def pictures(bpy, scene, res, report, level, job, work_dir: str, stem: str) -> d
     findings = report["findings"]
     for f in findings:
         f["picture"] = None
-    chosen = sorted((i for i, f in enumerate(findings) if f["position"] is not None),
+    chosen = sorted((i for i, f in enumerate(findings)
+                     if f["position"] is not None and f["severity"] != "info"),
                     key=lambda i: rank(findings[i]["severity"]))[:job.insets]
     labels = [(k + 1, findings[i]["position"]) for k, i in enumerate(chosen)]
     drawing = _drawing(res, findings, labels)

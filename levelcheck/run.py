@@ -94,6 +94,8 @@ def run_levels(job, work_dir: str) -> tuple[list, dict]:
     from . import session  # noqa: PLC0415
 
     reports, outputs = [], {}
+    if not job.levels:  # an empty shard (more shards than levels): no Blender to start
+        return reports, outputs
     with blender_output(job.quiet) as err:
         say = Progress(job.quiet, err)
         bpy = session.start()
