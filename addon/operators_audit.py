@@ -11,6 +11,7 @@ import bpy
 import numpy as np
 
 from .. import core
+from ..core.checks.problems import stair_problem_triangles
 from . import operators, results
 
 
@@ -22,7 +23,7 @@ def _stand(level, settings):
 
 def _stairs(level, settings):
     r = core.stair_audit(level.mesh, settings)
-    bad = np.asarray(r.too_high, bool) | np.asarray(r.too_shallow, bool)
+    bad = stair_problem_triangles(r)  # the report's rule: risers too high or treads too shallow
     return (r.riser[bad], r.rise[bad], r.position[bad], "max",
             "{n} stair problems on {obj} (risers above the step height or treads shallower "
             "than the minimum), highest rise {v:.3g} m")

@@ -203,20 +203,25 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
         res.frame_rate_reports = timed("frame_rates", compare_all)
         for p, fr in zip(res.paths, res.frame_rate_reports):
             res.findings.append(_frame_rate_finding(p, fr))
-    if "stand" in checks:
-        res.stand = timed("stand", lambda: stand_test(mesh, settings))
-    if "stairs" in checks:
-        res.stairs = timed("stairs", lambda: stair_audit(mesh, settings))
-    if "headroom" in checks:
-        res.headroom = timed("headroom", lambda: headroom_audit(mesh, settings))
-    if "ledges" in checks:
-        res.ledges = timed("ledges", lambda: ledge_audit(mesh, settings))
+    _audits(res, timed)
     if "reachability" in checks and (len(res.spawns) or res.targets):
         res.reach = timed("reachability", lambda: run_reachability(
             reach, mesh, res.spawns, res.targets, settings))
         res.findings.extend(target_findings(res.targets, res.reach.reached))
     res.findings = [f for f in res.findings if f is not None]
     return res
+
+
+AUDITS = {"stand": stand_test, "stairs": stair_audit, "headroom": headroom_audit,
+          "ledges": ledge_audit}
+
+
+def _audits(res: LevelResults, timed):
+    """The audits among ``res.checks``, each timed, into ``res`` (their rows become findings
+    in ``level_report``, named)."""
+    for name, audit in AUDITS.items():
+        if name in res.checks:
+            setattr(res, name, timed(name, lambda audit=audit: audit(res.mesh, res.settings)))
 
 
 def _frame_rate_finding(path, fr) -> Finding | None:

@@ -148,3 +148,18 @@ def test_json_with_a_key_twice_is_refused(tmp_path):
     spec.write_text('{"capsules": [], "capsules": [{"name": "A"}]}')
     with pytest.raises(levels.UsageError, match="key 'capsules' appears twice"):
         levels.read_json(str(spec), "spec")
+
+
+def test_junit_has_one_case_per_reachability_target():
+    lv = _level("keep.blend", 0, [_finding("target", "Roof", "error")])
+    lv["checks"].append("reachability")
+    lv["targets"] = [{"name": "Roof", "point": [0, 0, 3], "expected": "unreachable",
+                      "verdict": "reachable", "ok": False},
+                     {"name": "Gate", "point": [1, 0, 0], "expected": "reachable",
+                      "verdict": "reachable", "ok": True}]
+    lv["timings_s"]["reachability"] = 0.8
+    cases = {c.get("name"): c for c in ET.fromstring(
+        junit.junit_xml(combine_levels([lv]))).iter("testcase")}
+    assert cases["target: Roof"].find("failure").get("message") == "target Roof went wrong"
+    assert cases["target: Gate"].find("failure") is None
+    assert float(cases["target: Gate"].get("time")) == pytest.approx(0.4)
