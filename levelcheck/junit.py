@@ -14,8 +14,9 @@ A finding that fails the gate (its severity at or above ``--fail-on`` and, with 
 new) is a ``failure`` of its case, ``type`` its severity, one line per finding. Findings below
 the gate are ``system-out`` lines of a passing case (``warning: ...``, ``info: ...``,
 ``known: ...``), never ``skipped``: all three viewers count a skipped case as a check that did
-not run. Pictures are ``[[ATTACHMENT|finding-0-1.png]]`` lines in ``system-out`` (Jenkins'
-attachments plugin and GitLab show them), names relative to the output folder.
+not run. Pictures are named in the failure's text (``(picture: finding-0-1.png)``) and are
+``[[ATTACHMENT|finding-0-1.png]]`` lines in ``system-out`` (Jenkins' attachments plugin and
+GitLab show them), names relative to the output folder.
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ def _case(suite, classname, name, findings, seconds, fail_on):
         more = f" (+{len(failing) - 1} more)" if len(failing) > 1 else ""
         fail = ET.SubElement(case, "failure", type=worst["severity"],
                              message=worst["message"] + more)
-        fail.text = "\n".join(f"{f['severity']}: {f['message']}" for f in failing)
+        fail.text = "\n".join(f"{f['severity']}: {f['message']}" + (
+            f" (picture: {f['picture']})" if f.get("picture") else "") for f in failing)
     lines = [("known" if f.get("new") is False else f["severity"]) + f": {f['message']}"
              for f in quiet]
     lines += [f"[[ATTACHMENT|{f['picture']}]]" for f in findings if f.get("picture")]

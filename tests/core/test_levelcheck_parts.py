@@ -75,6 +75,8 @@ def test_junit_has_one_case_per_capsule_path_and_audit_with_times():
     assert stand.find("failure") is None  # a warning below --fail-on error
     assert stand.find("system-out").text == "warning: stand Floor face 3 went wrong"
     assert "[[ATTACHMENT|finding-0-1.png]]" in cases["capsule: A"].find("system-out").text
+    assert cases["capsule: A"].find("failure").text == (
+        "error: capsule A went wrong (picture: finding-0-1.png)")
     assert suites[0].get("failures") == "2" and root.get("failures") == "2"
 
 
