@@ -2,9 +2,10 @@
 in the report (``pictures``, each finding's ``picture``) so report.json and JUnit link them.
 
 Insets go to errors and warnings with a position, errors first (the report's order within a
-severity), at most ``--insets`` per level (infos, such as ledges, are in the overview only). Files: ``report.png`` (one level on the command line, else
-``report-<n>-<name>.png``) and ``finding-<n>-<k>.png`` (level n's k-th inset, k from 1), the
-same names in a sharded run as in a single one, so a merge can combine them.
+severity), at most ``--insets`` per level (infos, such as ledges, are in the overview only).
+Files: ``report.png`` (one level on the command line, else ``report-<n>-<name>.png``) and
+``finding-<n>-<k>.png`` (level n's k-th inset, k from 1), the same names in a sharded run as
+in a single one, so a merge can combine them.
 """
 
 from __future__ import annotations

@@ -230,13 +230,20 @@ def cut_height(mesh, walkability, places, height) -> float:
     return top + height + CUT_MARGIN
 
 
-def shown_triangles(mesh, cut, box=None) -> np.ndarray:
-    """Triangles below ``cut`` (their lowest corner), within ``box`` ((lo, hi) x-y) if given."""
+def triangle_bounds(mesh):
+    """(M, 3) lowest and (M, 3) highest corner coordinates of each triangle."""
     corners = mesh.vertices[mesh.triangles]
-    keep = corners[:, :, 2].min(1) <= cut
+    return corners.min(1), corners.max(1)
+
+
+def shown_triangles(mesh, cut, box=None, bounds=None) -> np.ndarray:
+    """Triangles below ``cut`` (their lowest corner), within ``box`` ((lo, hi) x-y) if given.
+    ``bounds``: ``triangle_bounds(mesh)`` when already computed."""
+    lo_c, hi_c = bounds if bounds is not None else triangle_bounds(mesh)
+    keep = lo_c[:, 2] <= cut
     if box is not None:
         lo, hi = box
-        keep &= (corners[:, :, :2].max(1) >= lo).all(1) & (corners[:, :, :2].min(1) <= hi).all(1)
+        keep &= (hi_c[:, :2] >= lo).all(1) & (lo_c[:, :2] <= hi).all(1)
     return np.flatnonzero(keep)
 
 
@@ -249,6 +256,7 @@ class Drawing:
         self.mesh, self.walkability = mesh, walkability
         self.finding_triangles = np.asarray(finding_triangles, np.int64)
         self.capsules, self.walks, self.labels = list(capsules), list(walks), list(labels)
+        self.bounds = triangle_bounds(mesh)  # once for the overview and every inset
 
 
 def _level_object(bpy, coll, mats, drawing, tris):
@@ -325,7 +333,7 @@ def build_view(bpy, scene, drawing: Drawing, title, view=None, cut=float("inf"),
     coll = bpy.data.collections.new("Levelcheck View")
     scene.collection.children.link(coll)
     mats = {k: _material(bpy, f"levelcheck {k}", c) for k, c in COLORS.items()}
-    tris = shown_triangles(drawing.mesh, cut, box)
+    tris = shown_triangles(drawing.mesh, cut, box, drawing.bounds)
     overview = view is None
     view = view or view_for(drawing.mesh.vertices[drawing.mesh.triangles[tris]].reshape(-1, 3)
                             if len(tris) else drawing.mesh.vertices)
