@@ -39,6 +39,7 @@ COLORS = {  # RGBA, linear (Workbench "MATERIAL" colour)
     "walk_failed": (0.95, 0.02, 0.02, 1.0),
     "event": (1.0, 0.85, 0.0, 1.0),
     "text": (0.02, 0.02, 0.02, 1.0),
+    "plate": (0.97, 0.97, 0.97, 1.0),
 }
 WALKABILITY_ORDER = ("walkable", "steep", "wall", "ceiling")  # core codes 0..3
 LEGEND = (
@@ -348,6 +349,13 @@ def build_view(bpy, scene, drawing: Drawing, title, view=None, cut=float("inf"),
         corner = view.center + view.right * (-0.5 * view.width_m + 0.5 * size) + view.up * (
             0.5 * view.height_m - 1.3 * size) - view.forward * 20.0
         _text(bpy, coll, "levelcheck title", title, corner, view, size, mats["text"])
+        # a white plate behind the title, so geometry under it does not hide it
+        width = min(view.width_m, 0.6 * size * (len(title) + 2))
+        origin = corner - view.right * 0.4 * size - view.up * 0.45 * size + view.forward * 0.01
+        _new_mesh(bpy, coll, "levelcheck title plate",
+                  [origin, origin + view.right * width, origin + view.right * width
+                   + view.up * 1.6 * size, origin + view.up * 1.6 * size],
+                  [(0, 1, 2), (0, 2, 3)], None, [mats["plate"]])
     return view
 
 
