@@ -34,8 +34,8 @@ from ..constants import (
     STEP_RISE_TOL,
     SUPPORT_MIN_COS,
 )
-from ..walkability import WALKABLE
 from ..planes import solve_planes
+from ..walkability import WALKABLE
 from .cells import inside_solids, rasterise
 from .common import AUDIT_CHUNK, PROBE_LIFT, contacts_chunks, raycast_chunks, up_normals
 
@@ -237,11 +237,12 @@ def _floor_under(mesh, settings, classes, feet) -> np.ndarray:
 
 def push_out(mesh, settings, classes, foot, normal, floor_blk: Blocking, rest: Rest,
              max_push):
-    """Free foot points (K, 3) and their lower-sphere centres (K, 3) of K capsules not free at ``foot`` (K, 3) (``rest``, on faces
-    of unit normals ``normal``; their floor rests gave ``floor_blk``), pushed horizontally
-    out of their blocking contacts and judged again on the floor and raised at each pushed
-    place; NaN rows where no push of at most ``max_push`` metres frees the capsule (a floor
-    rest also needs walkable floor under the pushed foot).
+    """Free foot points (K, 3) and their lower-sphere centres (K, 3) of K capsules not free
+    at ``foot`` (K, 3) (``rest``, on faces of unit normals ``normal``; their floor rests gave
+    ``floor_blk``), pushed horizontally out of their blocking contacts and judged again on
+    the floor and raised at each pushed place; NaN rows where no push of at most
+    ``max_push`` metres frees the capsule (a floor rest also needs walkable floor under the
+    pushed foot).
 
     Each round adds the planes of the contacts met (``_planes``) and solves all planes met so
     far for the smallest push (``core.planes.solve_planes``, Box2D's plane solver), so a
