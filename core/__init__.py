@@ -14,6 +14,7 @@ from .closest import (
 from .contact import capsule_capsule, capsule_triangle, sphere_triangle
 from .controller import CharacterController, MoveResult
 from .mesh import TriangleMesh
+from .reachability import Reachability, Region, reachability
 from .sanity import SanityWarning, level_warnings
 from .settings import ControllerSettings, GroundState
 from .shapes import Capsule, Contact, ContactBatch, Hit, Hood, SweepBatch
@@ -69,6 +70,9 @@ __all__ = [
     "headroom_audit",
     "ledge_audit",
     "walkable_faces",
+    "reachability",
+    "Reachability",
+    "Region",
     "level_warnings",
     "SanityWarning",
 ]
