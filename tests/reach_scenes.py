@@ -19,9 +19,8 @@ solids with outward winding, floors of 0.5 m cells as a level's mesh has).
 from __future__ import annotations
 
 import numpy as np
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 from controller_scenes import grid, merge
-
-from core.mesh import TriangleMesh
 
 
 def box(lo, hi):

@@ -9,18 +9,13 @@ frame at a time) there.
 """
 
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
-from reach_scenes import gap_scene, pit_scene, slot_scene, steps_scene
-
-from core import reachability
-from core.controller import CharacterController, ControllerSettings
-from core.mesh import TriangleMesh
-from core.reach_links import FALL, JUMP, STEP_DOWN, STEP_UP, WALK
-from core.reachability import (
+import scenes
+from capsule_collision.core import reachability
+from capsule_collision.core.checks.reach_links import FALL, JUMP, STEP_DOWN, STEP_UP, WALK
+from capsule_collision.core.checks.reachability import (
     CRAMPED_CELL,
     INSIDE_CELL,
     ISLAND,
@@ -28,12 +23,13 @@ from core.reachability import (
     TRAP,
     mutual_components,
 )
-from core.walkthrough import walkthrough_many
+from capsule_collision.core.controller.controller import CharacterController, ControllerSettings
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
+from capsule_collision.core.walk.walkthrough import walkthrough_many
+from reach_scenes import gap_scene, pit_scene, slot_scene, steps_scene
 
 S = ControllerSettings()
 JUMPER = S.replace(jump_height=1.0)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "tools"))
-import scenes  # noqa: E402
 
 
 def _jump(mesh, s, foot, direction, dt=1.0 / 60.0, t_max=3.0):

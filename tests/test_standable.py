@@ -7,11 +7,22 @@ closed boxes with coincident faces in several face orders, 0.8 m and 0.6 m strip
 pillars, slabs 1.7 m and 1.9 m up) and the stairs-and-ramps block (tools/scenes.py).
 """
 
-import os
-import sys
-
 import numpy as np
 import pytest
+import scenes
+from capsule_collision.core.checks.audits import headroom_audit, stand_test
+from capsule_collision.core.checks.audits.cells import cell_grid, rasterise
+from capsule_collision.core.checks.audits.common import walkable_faces
+from capsule_collision.core.checks.audits.standable import (
+    COVERED,
+    CRAMPED,
+    FREE,
+    INSIDE,
+    standable_map,
+)
+from capsule_collision.core.controller.controller import CharacterController, ControllerSettings
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
+from capsule_collision.core.walk.walkthrough import walkthrough_many
 from reach_scenes import (
     PILLAR_ROWS,
     pillars_scene,
@@ -20,23 +31,7 @@ from reach_scenes import (
     stacked_scene,
 )
 
-from core.audits import headroom_audit, stand_test
-from core.audits.cells import cell_grid, rasterise
-from core.audits.common import walkable_faces
-from core.audits.standable import (
-    COVERED,
-    CRAMPED,
-    FREE,
-    INSIDE,
-    standable_map,
-)
-from core.controller import CharacterController, ControllerSettings
-from core.mesh import TriangleMesh
-from core.walkthrough import walkthrough_many
-
 S = ControllerSettings()
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "tools"))
-import scenes  # noqa: E402
 
 
 def _confirm_cramped(mesh, points):
@@ -211,7 +206,7 @@ def test_a_stair_flight_is_standable_on_its_nosings():
 def test_the_stacked_scene_defeats_the_first_hit_ray():
     # the scene reproduces the bug: the first face a ray up meets from the lower box's top
     # (or the floor under the stack) depends on the order of the faces
-    from core.audits.common import column_rays, column_reach
+    from capsule_collision.core.checks.audits.common import column_rays, column_reach
 
     u = np.array([0.0, 0.0, 1.0])
     p = np.array([[0.3, 0.2, 0.5], [0.0, 0.0, 0.0]])
