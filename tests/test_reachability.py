@@ -231,3 +231,29 @@ def test_the_block_from_its_floor():
     assert sorted(round(g.area, 2) for g in res.islands)[-1] == pytest.approx(12.0)  # slab
     assert res.can_reach([[2.35, 5.25, 1.5], [6.0, 1.25, 0.8]]).tolist() == [True, True]
     assert res.can_reach([[2.35, 7.25, 2.25], [11.0, 5.5, 1.7]]).tolist() == [False, False]
+
+
+def _root(parent, x):
+    while parent[x] != x:
+        x = parent[x]
+    return x
+
+
+def test_components_match_a_union_find():
+    # the run contraction (edges i - i+1 joined by a cumulative sum) gives the same
+    # smallest-member labels as a plain union-find, on random graphs rich in such edges
+    from capsule_collision.core.checks.audits.common import components
+
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        n = int(rng.integers(0, 40))
+        e = int(rng.integers(0, 60)) if n else 0
+        a = rng.integers(0, max(n, 1), e)
+        b = np.where(rng.random(e) < 0.5, np.minimum(a + 1, max(n - 1, 0)),
+                     rng.integers(0, max(n, 1), e))
+        parent = list(range(n))
+        for x, y in zip(a.tolist(), b.tolist()):
+            rx, ry = _root(parent, x), _root(parent, y)
+            parent[max(rx, ry)] = min(rx, ry)
+        roots = np.array([_root(parent, i) for i in range(n)], np.int64)
+        assert components(n, a, b).tolist() == roots.tolist()

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..constants import STEP_RISE_TOL
 from ..controller.steps import climbable, measure_step
-from .audits.cells import nearest_in_column, shifted
+from .audits.cells import shifted
 from .audits.common import EMPTY_I, raycast_chunks
 from .audits.spans import sweep_chunks
 from .audits.standable import FREE
@@ -95,28 +95,39 @@ def node_heights(smap) -> np.ndarray:
 def _search(smap, s, nodes, h, dx, dy):
     """For ``nodes`` (M,) going (dx, dy): (target (M,) first free node within step_height,
     -1; k (M,) its column; floor1 (M,) bool some floor within step_height in column 1;
-    drop (M,) the highest free node below in the first column that has one, -1; kdrop)."""
+    drop (M,) the highest free node below in the first column that has one, -1). Columns
+    beyond the first are searched only for the nodes still without a target."""
     free = smap.state == FREE
+    cols = smap.columns
     kk = reach_cells(s, smap.grid.cell)
     m = nodes.size
     target = np.full(m, -1, np.int64)
     k_at = np.zeros(m, np.int64)
-    drop = np.full(m, -1, np.int64)
-    k_drop = np.zeros(m, np.int64)
     hq = h[nodes]
-    floor1 = nearest_in_column(smap.cell, smap.height, shifted(smap.grid, smap.cell[nodes],
-                               dx, dy), hq, -s.step_height, s.step_height) >= 0
+    base = smap.cell[nodes]
+    rows = np.arange(m)
     for k in range(1, kk + 1):
-        col = shifted(smap.grid, smap.cell[nodes], k * dx, k * dy)
-        left = target < 0
-        j = nearest_in_column(smap.cell, h, col, hq, -s.step_height, s.step_height, free)
-        new = left & (j >= 0)
-        target[new], k_at[new] = j[new], k
-        low = nearest_in_column(smap.cell, h, col, hq, -np.inf, -s.step_height - STEP_RISE_TOL,
-                                free)
-        new = (drop < 0) & (low >= 0)
-        drop[new], k_drop[new] = low[new], k
-    return target, k_at, floor1, drop, k_drop
+        j = cols.lookup(shifted(smap.grid, base[rows], k * dx, k * dy), hq[rows],
+                        -s.step_height, s.step_height, free, h)
+        found = j >= 0
+        target[rows[found]], k_at[rows[found]] = j[found], k
+        rows = rows[~found]
+        if not rows.size:
+            break
+    floor1 = np.ones(m, bool)
+    drop = np.full(m, -1, np.int64)
+    if rows.size:  # no target: an edge (no floor next), or something in the way
+        floor1[rows] = cols.lookup(shifted(smap.grid, base[rows], dx, dy), hq[rows],
+                                   -s.step_height, s.step_height) >= 0
+        left = rows[~floor1[rows]]
+        for k in range(1, kk + 1):
+            low = cols.lookup(shifted(smap.grid, base[left], k * dx, k * dy), hq[left],
+                              -np.inf, -s.step_height - STEP_RISE_TOL, free, h)
+            drop[left[low >= 0]] = low[low >= 0]
+            left = left[low < 0]
+            if not left.size:
+                break
+    return target, k_at, floor1, drop
 
 
 def swept(mesh, s, centre_i, centre_j, lift) -> np.ndarray:
@@ -170,7 +181,7 @@ def _direction_links(mesh, s, smap, nodes, h, di):
     dx, dy = DIRECTIONS[di]
     d_world = dx * grid.e1 + dy * grid.e2
     wr = walk_rise(s, grid.cell)
-    target, k, floor1, drop, _kd = _search(smap, s, nodes, h, dx, dy)
+    target, k, floor1, drop = _search(smap, s, nodes, h, dx, dy)
     has = np.flatnonzero(target >= 0)
     i, j = nodes[has], target[has]
     dh = h[j] - h[i]

@@ -35,7 +35,7 @@ from ..controller.controller import CharacterController
 from ..controller.settings import ControllerSettings
 from ..geometry.validate import as_points
 from ..walk.walker import FALL_OUT_OF_LEVEL_DISTANCE
-from .audits.cells import nearest_in_column, shifted
+from .audits.cells import shifted
 from .audits.common import components, settings_or_default
 from .audits.spans import sweep_chunks
 from .audits.standable import COVERED, FREE, INSIDE, StandableMap, cover_min, standable_map
@@ -44,6 +44,7 @@ from .reach_links import (
     DIRECTIONS,
     FALL,
     JUMP,
+    WALK,
     Edges,
     Links,
     neighbour_links,
@@ -103,8 +104,7 @@ class Reachability(NamedTuple):
         p = as_points(points, "points")
         smap = self.standable
         step = self.settings.step_height
-        j = nearest_in_column(smap.cell, smap.height, smap.grid.cell_of(p), p @ smap.grid.up,
-                              -step, step)
+        j = smap.columns.lookup(smap.grid.cell_of(p), p @ smap.grid.up, -step, step)
         return (j >= 0) & (self.cell_class[np.maximum(j, 0)] <= TRAP)
 
 
@@ -121,8 +121,8 @@ def nearest_nodes(smap: StandableMap, h, points, settings) -> np.ndarray:
     k = reach_cells(settings, smap.grid.cell)
     for dx in range(-k, k + 1):
         for dy in range(-k, k + 1):
-            j = nearest_in_column(smap.cell, h, shifted(smap.grid, cell, dx, dy), ph, -step,
-                                  step, smap.state == FREE)
+            j = smap.columns.lookup(shifted(smap.grid, cell, dx, dy), ph, -step, step,
+                                    smap.state == FREE, h)
             jj = np.maximum(j, 0)
             d = np.where(j >= 0, ((smap.stand[jj] - points) ** 2).sum(1), np.inf)
             better = d < best_d
@@ -131,11 +131,14 @@ def nearest_nodes(smap: StandableMap, h, points, settings) -> np.ndarray:
 
 
 def mutual_components(n: int, links: Links) -> np.ndarray:
-    """(n,) int64 component of every span over the links present both ways (walks, steps
-    up and down): places the character can go back and forth between."""
-    key = links.src * n + links.dst
-    both = np.isin(links.dst * n + links.src, key)
-    return components(n, links.src[both], links.dst[both])
+    """(n,) int64 component of every span over the moves that go both ways: walks (two free
+    neighbouring cells within a slope's rise of each other: walking is symmetric) and the
+    other moves present both ways (a step up and the step down back)."""
+    walk = links.kind == WALK
+    a, b = links.src[~walk], links.dst[~walk]
+    both = np.isin(b * n + a, a * n + b)
+    return components(n, np.concatenate([links.src[walk], a[both]]),
+                      np.concatenate([links.dst[walk], b[both]]))
 
 
 def _flood(comp, a, b, seeds, n) -> np.ndarray:
@@ -176,8 +179,8 @@ def _jump_worth(smap, h, comp, nodes, dirs, settings, v0) -> np.ndarray:
         rows = np.flatnonzero(dirs == di)
         for k in range(1, reach + 1):
             col = shifted(smap.grid, smap.cell[nodes[rows]], k * dx, k * dy)
-            j = nearest_in_column(smap.cell, h, col, h[nodes[rows]], -np.inf,
-                                  s.jump_height + s.step_height, smap.state == FREE)
+            j = smap.columns.lookup(col, h[nodes[rows]], -np.inf,
+                                    s.jump_height + s.step_height, smap.state == FREE, h)
             worth[rows[(j >= 0) & (comp[np.maximum(j, 0)] != comp[nodes[rows]])]] = True
     return worth
 
@@ -254,7 +257,7 @@ def _cell_classes(smap, links: Links, reach, back, settings):
     group = components(n, a[same], b[same])
     targets = np.flatnonzero(smap.state == COVERED)
     value = (code * (n + 1) + group).astype(float)
-    v = cover_min(smap.grid, smap.cell, smap.height, smap.stand, free, targets, value, settings)
+    v = cover_min(smap.columns, smap.stand, free, targets, value, settings)
     ok = np.isfinite(v)
     code[targets[ok]] = (v[ok] // (n + 1)).astype(np.int64)
     group[targets[ok]] = (v[ok] % (n + 1)).astype(np.int64)

@@ -37,7 +37,9 @@ import numpy as np
 from .common import horizontal_frame, max3, min3
 
 RASTER_CHUNK = 2_000_000  # (triangle, cell centre) candidate pairs per chunk (memory)
+SMALL_BOX = 16  # centres in a triangle's box at most to go by box shape (most level faces)
 GRID_MAX_CELLS = 400_000_000  # cells of the bounding grid at most (flat index range)
+DENSE_COLUMNS = 32_000_000  # cells at most for a dense column index (8 bytes a cell)
 
 
 class CellGrid(NamedTuple):
@@ -114,21 +116,43 @@ def _centre_boxes(x, y, c):
     return ix0, ix1, iy0, iy1
 
 
-def _edge_inside(px, py, qx, qy, sx, sy, orient):
-    """(K,) bool: centres (sx, sy) on the inner side of edges p -> q of triangles with
-    projected orientation ``orient`` (+-1), ties by the symbolic perturbation."""
-    first = (px < qx) | ((px == qx) & (py < qy))  # p is the lexicographically smaller end
-    lx, ly = np.where(first, px, qx), np.where(first, py, qy)
-    hx, hy = np.where(first, qx, px), np.where(first, qy, py)
-    e = (hx - lx) * (sy - ly) - (hy - ly) * (sx - lx)
-    side = orient * np.where(first, 1.0, -1.0)
-    return (side * e > 0.0) | ((e == 0.0) & (side > 0.0))
+class _Edges(NamedTuple):
+    """Per triangle, for each of its 3 edges (tuples of 3 arrays (T,)): the edge seen from its
+    lexicographically smaller end (lx, ly; direction dx, dy) and the side (+-1) of the
+    interior; gx, gy, x0, y0, h0 (T,) its plane (height = h0 + gx (x - x0) + gy (y - y0))."""
+
+    lx: tuple
+    ly: tuple
+    dx: tuple
+    dy: tuple
+    side: tuple
+    gx: np.ndarray
+    gy: np.ndarray
+    x0: np.ndarray
+    y0: np.ndarray
+    h0: np.ndarray
 
 
-def _chunk(grid, tri, x, y, h, nrm, rows):
-    """Records of the triangles ``rows`` of the chunk (corner arrays x, y, h: 3 x (T,))."""
+def _edges(x, y, h, orient, nrm) -> _Edges:
+    """The edge functions and planes of triangles with corners x, y, h (3 lists of (T,)),
+    projected orientation ``orient`` (T,) +-1 and frame normals ``nrm`` (T, 3)."""
+    cols = []
+    for a, b in ((0, 1), (1, 2), (2, 0)):
+        px, py, qx, qy = x[a], y[a], x[b], y[b]
+        first = (px < qx) | ((px == qx) & (py < qy))  # p is the smaller end
+        lx, ly = np.where(first, px, qx), np.where(first, py, qy)
+        cols.append((lx, ly, np.where(first, qx, px) - lx, np.where(first, qy, py) - ly,
+                     np.where(first, orient, -orient)))
+    lx, ly, dx, dy, side = (tuple(c[i] for c in cols) for i in range(5))
+    return _Edges(lx, ly, dx, dy, side, -nrm[:, 0] / nrm[:, 2], -nrm[:, 1] / nrm[:, 2],
+                  x[0], y[0], h[0])
+
+
+def _chunk(grid, ed: _Edges, rows, box):
+    """(triangle rows (R,) into ``ed``, flat cells (R,), heights (R,)) of the centres covered
+    by the triangles ``rows`` with centre boxes ``box``."""
     c = grid.cell
-    ix0, ix1, iy0, iy1 = _centre_boxes([v[rows] for v in x], [v[rows] for v in y], c)
+    ix0, ix1, iy0, iy1 = (b[rows] for b in box)
     wx, wy = np.maximum(ix1 - ix0 + 1, 0), np.maximum(iy1 - iy0 + 1, 0)
     cnt = wx * wy
     r = np.repeat(np.arange(rows.size), cnt)
@@ -137,47 +161,81 @@ def _chunk(grid, tri, x, y, h, nrm, rows):
     cy = iy0[r] + k % wy[r]
     sx, sy = (cx + 0.5) * c, (cy + 0.5) * c
     g = rows[r]
-    orient = nrm[g, 2]
-    ok = np.ones(r.size, bool)
-    for a, b in ((0, 1), (1, 2), (2, 0)):
-        ok &= _edge_inside(x[a][g], y[a][g], x[b][g], y[b][g], sx, sy, orient)
+    ok = (cx >= 0) & (cx < grid.nx) & (cy >= 0) & (cy < grid.ny)
+    for e in range(3):
+        val = ed.dx[e][g] * (sy - ed.ly[e][g]) - ed.dy[e][g] * (sx - ed.lx[e][g])
+        side = ed.side[e][g]
+        ok &= (side * val > 0.0) | ((val == 0.0) & (side > 0.0))
     g, cx, cy, sx, sy = g[ok], cx[ok], cy[ok], sx[ok], sy[ok]
-    n = nrm[g]
-    height = h[0][g] - (n[:, 0] * (sx - x[0][g]) + n[:, 1] * (sy - y[0][g])) / n[:, 2]
-    inside_grid = (cx >= 0) & (cx < grid.nx) & (cy >= 0) & (cy < grid.ny)
-    return (tri[g][inside_grid], (cx * grid.ny + cy)[inside_grid], height[inside_grid],
-            np.sign(n[inside_grid, 2]).astype(np.int8))
+    height = ed.h0[g] + ed.gx[g] * (sx - ed.x0[g]) + ed.gy[g] * (sy - ed.y0[g])
+    return g, cx * grid.ny + cy, height
+
+
+def _small(grid, ed: _Edges, rows, ix0, iy0, wx, wy):
+    """``_chunk`` for triangles ``rows`` (T,) whose centre boxes are all ``wx`` x ``wy``:
+    (T, wx * wy) candidate arrays by broadcasting, no per-pair gathers."""
+    c = grid.cell
+    ox, oy = np.divmod(np.arange(wx * wy), wy)
+    cx = ix0[rows][:, None] + ox[None, :]
+    cy = iy0[rows][:, None] + oy[None, :]
+    sx, sy = (cx + 0.5) * c, (cy + 0.5) * c
+    ok = (cx >= 0) & (cx < grid.nx) & (cy >= 0) & (cy < grid.ny)
+    for e in range(3):
+        val = ed.dx[e][rows, None] * (sy - ed.ly[e][rows, None]) - ed.dy[e][rows, None] * (
+            sx - ed.lx[e][rows, None])
+        side = ed.side[e][rows, None]
+        ok &= (side * val > 0.0) | ((val == 0.0) & (side > 0.0))
+    r, p = np.nonzero(ok)
+    g = rows[r]
+    sx, sy = sx[r, p], sy[r, p]
+    height = ed.h0[g] + ed.gx[g] * (sx - ed.x0[g]) + ed.gy[g] * (sy - ed.y0[g])
+    return g, cx[r, p] * grid.ny + cy[r, p], height
 
 
 def rasterise(mesh, grid: CellGrid, triangles) -> Records:
     """Records of ``triangles`` (T,) int64 at the cell centres their projection covers
-    (vertical triangles cover none). Chunks of RASTER_CHUNK candidate pairs bound memory."""
+    (vertical triangles cover none). Triangles whose box holds at most SMALL_BOX centres go
+    by box shape (broadcast), the others in chunks of RASTER_CHUNK candidate pairs."""
     tri = np.asarray(triangles, np.int64)
-    corners = mesh.triangles[tri]
     V = mesh.vertices
-    x = [V[corners[:, i]] @ grid.e1 - grid.ox for i in range(3)]
-    y = [V[corners[:, i]] @ grid.e2 - grid.oy for i in range(3)]
-    h = [V[corners[:, i]] @ grid.up for i in range(3)]
-    # normals in the frame (e1, e2, up) from the projected corners: sign of the z part is
-    # the projected orientation, exactly as the edge functions see it
+    vx, vy, vh = V @ grid.e1 - grid.ox, V @ grid.e2 - grid.oy, V @ grid.up
+    corners = mesh.triangles[tri]
+    x = [vx[corners[:, i]] for i in range(3)]
+    y = [vy[corners[:, i]] for i in range(3)]
+    h = [vh[corners[:, i]] for i in range(3)]
+    # normals in the frame (e1, e2, up) from the projected corners: the sign of the up part
+    # is the projected orientation, exactly as the edge functions see it
     ax, ay, az = x[1] - x[0], y[1] - y[0], h[1] - h[0]
     bx, by, bz = x[2] - x[0], y[2] - y[0], h[2] - h[0]
-    nrm = np.stack([ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx], 1)
-    keep = np.flatnonzero(nrm[:, 2] != 0.0)
-    ix0, ix1, iy0, iy1 = _centre_boxes([v[keep] for v in x], [v[keep] for v in y], grid.cell)
-    cnt = np.maximum(ix1 - ix0 + 1, 0) * np.maximum(iy1 - iy0 + 1, 0)
-    ends = np.cumsum(cnt)
+    nz = ax * by - ay * bx
+    keep = np.flatnonzero(nz != 0.0)
+    x, y, h = ([v[keep] for v in arr] for arr in (x, y, h))
+    ax, ay, az, bx, by, bz, nz = (v[keep] for v in (ax, ay, az, bx, by, bz, nz))
+    nrm = np.stack([ay * bz - az * by, az * bx - ax * bz, nz], 1)
+    orient = np.where(nz > 0.0, 1.0, -1.0)
+    ed = _edges(x, y, h, orient, nrm)
+    box = _centre_boxes(x, y, grid.cell)
+    wx, wy = np.maximum(box[1] - box[0] + 1, 0), np.maximum(box[3] - box[2] + 1, 0)
     out = []
+    small = (wx * wy <= SMALL_BOX) & (wx * wy > 0)
+    shape = wx * (SMALL_BOX + 1) + wy
+    for key in np.unique(shape[small]):
+        rows = np.flatnonzero(small & (shape == key))
+        out.append(_small(grid, ed, rows, box[0], box[2], int(key // (SMALL_BOX + 1)),
+                          int(key % (SMALL_BOX + 1))))
+    big = np.flatnonzero(wx * wy > SMALL_BOX)
+    ends = np.cumsum((wx * wy)[big])
     start = 0
-    while start < keep.size:
+    while start < big.size:
         base = ends[start - 1] if start else 0
         stop = max(int(np.searchsorted(ends, base + RASTER_CHUNK, side="right")), start + 1)
-        out.append(_chunk(grid, tri, x, y, h, nrm, keep[start:stop]))
+        out.append(_chunk(grid, ed, big[start:stop], box))
         start = stop
     if not out:
         e = np.empty(0, np.int64)
         return Records(e, e, np.empty(0), np.empty(0, np.int8))
-    return Records(*(np.concatenate(col) for col in zip(*out)))
+    g, cell, height = (np.concatenate(col) for col in zip(*out))
+    return Records(tri[keep][g], cell, height, orient[g].astype(np.int8))
 
 
 def _next_of(mask, order_len):
@@ -221,22 +279,61 @@ def shifted(grid: CellGrid, cell, dx: int, dy: int) -> np.ndarray:
     return np.where(ok, ix * grid.ny + iy, -1)
 
 
-def nearest_in_column(cells_sorted, heights, q_cell, q_height, lo, hi, mask=None):
+class Columns(NamedTuple):
+    """The spans of a grid for lookups: grid; cell (N,) int64 ascending; height (N,) metres;
+    starts the ``column_starts`` of ``cell``."""
+
+    grid: CellGrid
+    cell: np.ndarray
+    height: np.ndarray
+    starts: np.ndarray
+
+    def lookup(self, q_cell, q_height, lo, hi, mask=None, heights=None) -> np.ndarray:
+        """``nearest_in_column`` over these spans (``heights`` (N,) instead of ``height``)."""
+        return nearest_in_column(self.cell, self.height if heights is None else heights,
+                                 q_cell, q_height, lo, hi, mask, self.starts)
+
+
+def columns(grid: CellGrid, cells_sorted, heights) -> Columns:
+    """The Columns of spans at ``cells_sorted`` (N,) ascending with ``heights`` (N,)."""
+    return Columns(grid, cells_sorted, heights, column_starts(grid, cells_sorted))
+
+
+def column_starts(grid: CellGrid, cells_sorted) -> np.ndarray:
+    """(nx * ny + 1,) int64 first span of every cell in ``cells_sorted`` (N,) ascending (a
+    dense index: no search per lookup), or an empty array for grids of more than
+    DENSE_COLUMNS cells (lookups then search ``cells_sorted``)."""
+    n_cells = grid.nx * grid.ny
+    if n_cells > DENSE_COLUMNS:
+        return np.empty(0, np.int64)
+    start = np.zeros(n_cells + 1, np.int64)
+    np.cumsum(np.bincount(cells_sorted, minlength=n_cells), out=start[1:])
+    return start
+
+
+def nearest_in_column(cells_sorted, heights, q_cell, q_height, lo, hi, mask=None,
+                      starts=None):
     """(Q,) int64 for each query the span of cell ``q_cell`` (Q,) whose height lies in
     ``[q_height + lo, q_height + hi]`` and is nearest ``q_height`` (-1: none).
 
     cells_sorted : (N,) int64 the spans' cells, ascending; heights : (N,) metres; lo, hi :
-    scalars or (Q,) metres; mask : (N,) bool spans allowed (None: all)."""
+    scalars or (Q,) metres; mask : (N,) bool spans allowed (None: all); starts : the
+    ``column_starts`` of ``cells_sorted`` (None or empty: searched)."""
     q_cell = np.asarray(q_cell, np.int64)
-    start = np.searchsorted(cells_sorted, q_cell, "left")
-    count = np.searchsorted(cells_sorted, q_cell, "right") - start
+    if starts is not None and starts.size:
+        c = np.maximum(q_cell, 0)
+        start = starts[c]
+        count = np.where(q_cell >= 0, starts[c + 1] - start, 0)
+    else:
+        start = np.searchsorted(cells_sorted, q_cell, "left")
+        count = np.searchsorted(cells_sorted, q_cell, "right") - start
     q = q_cell.size
     best = np.full(q, -1, np.int64)
     best_d = np.full(q, np.inf)
     lo = np.broadcast_to(np.asarray(lo, float), (q,))
     hi = np.broadcast_to(np.asarray(hi, float), (q,))
     for j in range(int(count.max(initial=0))):  # spans per column: a few storeys at most
-        rows = np.flatnonzero(count > j)
+        rows = np.flatnonzero(count > j) if j else np.flatnonzero(count)
         idx = start[rows] + j
         d = heights[idx] - q_height[rows]
         ok = (d >= lo[rows]) & (d <= hi[rows])

@@ -36,7 +36,7 @@ from ...constants import (
 )
 from ...controller.planes import solve_planes
 from ..walkability import WALKABLE
-from .cells import inside_solids, rasterise
+from .cells import Records, inside_solids, rasterise
 from .common import AUDIT_CHUNK, PROBE_LIFT, contacts_chunks, raycast_chunks, up_normals
 
 
@@ -53,9 +53,10 @@ class Spans(NamedTuple):
     normal: np.ndarray
 
 
-def build_spans(mesh, settings, grid, classes) -> Spans:
+def build_spans(mesh, settings, grid, classes):
     """Rasterise every non-vertical triangle at the cell centres; the walkable ones are the
-    spans (coincident duplicates merged, COINCIDENT_SPAN), all of them count for inside."""
+    spans (coincident duplicates merged, COINCIDENT_SPAN). Returns (Spans with ``inside``
+    all False, the Records of every triangle for ``mark_inside``)."""
     rec = rasterise(mesh, grid, np.arange(mesh.n_triangles))
     walk = (classes[rec.triangle] == WALKABLE) & (rec.side > 0)
     face, cell, height = rec.triangle[walk], rec.cell[walk], rec.height[walk]
@@ -65,8 +66,20 @@ def build_spans(mesh, settings, grid, classes) -> Spans:
     face, cell, height = face[~dup], cell[~dup], height[~dup]
     x, y = grid.centre_xy(cell)
     foot = grid.to_world(x, y, height)
-    inside = inside_solids(rec, cell, height + PROBE_LIFT, COINCIDENT_SPAN)
-    return Spans(face, cell, foot, height, inside, up_normals(mesh, face, settings.up_vector))
+    return Spans(face, cell, foot, height, np.zeros(face.size, bool),
+                 up_normals(mesh, face, settings.up_vector)), rec
+
+
+def mark_inside(sp: Spans, rec: Records, rows) -> None:
+    """Set ``sp.inside`` of the spans ``rows`` (R,): inside a closed solid
+    (``cells.inside_solids`` just above the floor, coincident faces within COINCIDENT_SPAN
+    together); only the records of their cells are sorted."""
+    if not rows.size:
+        return
+    keep = np.isin(rec.cell, np.unique(sp.cell[rows]))
+    sub = Records(*(col[keep] for col in rec))
+    sp.inside[rows] = inside_solids(sub, sp.cell[rows], sp.height[rows] + PROBE_LIFT,
+                                    COINCIDENT_SPAN)
 
 
 def resting_centres(settings, foot, normal) -> np.ndarray:

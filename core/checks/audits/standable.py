@@ -41,7 +41,7 @@ import numpy as np
 
 from ...constants import STANDABLE_CELL_FRACTION
 from ..walkability import WALKABLE
-from .cells import CellGrid, cell_grid, nearest_in_column, shifted
+from .cells import CellGrid, Columns, cell_grid, columns, shifted
 from .common import (
     EMPTY_I,
     PROBE_LIFT,
@@ -52,7 +52,15 @@ from .common import (
     settings_or_default,
 )
 from .screen import ground_screen, open_at
-from .spans import Spans, blocking, build_spans, push_out, rest_at, resting_centres
+from .spans import (
+    Spans,
+    blocking,
+    build_spans,
+    mark_inside,
+    push_out,
+    rest_at,
+    resting_centres,
+)
 
 FREE, COVERED, CRAMPED, INSIDE = 0, 1, 2, 3
 STATE_NAMES = ("free", "covered", "cramped", "inside")
@@ -79,7 +87,8 @@ class StandableMap(NamedTuple):
         point of each region (its span nearest the region's middle);
     standable_area, cramped_area, buried_area : (T,) m^2 per triangle (0 off walkable faces);
     face_state : (T,) int8 for faces crossing no cell centre, the state they took (-1: none
-        or not needed); face_span : (T,) int64 that span (-1).
+        or not needed); face_span : (T,) int64 that span (-1);
+    columns : Columns, the spans indexed by cell for lookups (``Columns.lookup``).
     """
 
     grid: CellGrid
@@ -104,6 +113,7 @@ class StandableMap(NamedTuple):
     buried_area: np.ndarray
     face_state: np.ndarray
     face_span: np.ndarray
+    columns: Columns
 
     @property
     def standable(self) -> np.ndarray:
@@ -142,15 +152,17 @@ class _Free(NamedTuple):
     blocker: np.ndarray
 
 
-def _free_spans(mesh, s, sp: Spans, classes, cell) -> _Free:
-    """Which spans the capsule fits on: the screen, one batched contact query for the rest
-    (the floor rest at the cell centre), the raised rest and the push-out of the blocked
-    ones (core/audits/spans.py)."""
+def _free_spans(mesh, s, sp: Spans, rec, classes, cell) -> _Free:
+    """Which spans the capsule fits on: the screen, the inside test for the rest (sets
+    ``sp.inside``; a screened span is outside every solid: nothing walkable or up-facing is
+    above it), one batched contact query (the floor rest at the cell centre), the raised
+    rest and the push-out of the blocked ones (core/checks/audits/spans.py)."""
     n = sp.face.size
     a = resting_centres(s, sp.foot, sp.normal)
     screened = np.zeros(n, bool)
     if n:
-        screened = open_at(ground_screen(mesh, s, classes), s, a, sp.foot) & ~sp.inside
+        screened = open_at(ground_screen(mesh, s, classes), s, a, sp.foot)
+    mark_inside(sp, rec, np.flatnonzero(~screened))
     free = screened.copy()
     stand = np.where(screened[:, None], sp.foot, np.nan)
     centre = np.where(screened[:, None], a, np.nan)
@@ -184,22 +196,23 @@ def cover_offsets(settings, cell) -> list:
     return out
 
 
-def cover_min(m_grid, sp_cell, sp_height, stand, free, targets, value, settings):
+def cover_min(cols: Columns, stand, free, targets, value, settings):
     """(T,) the least ``value`` (N,) over the FREE spans whose foot disk overlaps each target
     span's cell (``targets`` (T,) span indices), heights within ``step_height``; +inf where
-    none does (the target is CRAMPED)."""
+    none does (the target is CRAMPED). cols : the spans' Columns; stand (N, 3) and free (N,)
+    as in the map."""
     s = settings
+    m_grid = cols.grid
     c = m_grid.cell
     out = np.full(targets.size, np.inf)
     if not targets.size:
         return out
-    tc, th = sp_cell[targets], sp_height[targets]
+    tc, th = cols.cell[targets], cols.height[targets]
     tx, ty = m_grid.centre_xy(tc)
     fx, fy = m_grid.coords(np.nan_to_num(stand))
     r2 = s.radius * s.radius
     for dx, dy in cover_offsets(s, c):
-        j = nearest_in_column(sp_cell, sp_height, shifted(m_grid, tc, dx, dy), th,
-                              -s.step_height, s.step_height, free)
+        j = cols.lookup(shifted(m_grid, tc, dx, dy), th, -s.step_height, s.step_height, free)
         ok = j >= 0
         jj = np.maximum(j, 0)
         gx = np.maximum(np.abs(fx[jj] - tx) - 0.5 * c, 0.0)
@@ -209,7 +222,7 @@ def cover_min(m_grid, sp_cell, sp_height, stand, free, targets, value, settings)
     return out
 
 
-def _regions(m_grid, sp: Spans, cramped, weight, settings):
+def _regions(cols: Columns, sp: Spans, cramped, weight, settings):
     """Cramped regions: (region (N,) int64, -1 off them, largest first; area (R,); point
     (R, 3))."""
     n = sp.face.size
@@ -221,9 +234,8 @@ def _regions(m_grid, sp: Spans, cramped, weight, settings):
     local[idx] = np.arange(idx.size)
     a, b = [EMPTY_I], [EMPTY_I]
     for dx, dy in ((1, 0), (0, 1)):
-        j = nearest_in_column(sp.cell, sp.height, shifted(m_grid, sp.cell[idx], dx, dy),
-                              sp.height[idx], -settings.step_height, settings.step_height,
-                              cramped)
+        j = cols.lookup(shifted(cols.grid, sp.cell[idx], dx, dy), sp.height[idx],
+                        -settings.step_height, settings.step_height, cramped)
         a.append(np.arange(idx.size)[j >= 0])
         b.append(local[j[j >= 0]])
     lab = components(idx.size, np.concatenate(a), np.concatenate(b))
@@ -244,7 +256,7 @@ def _regions(m_grid, sp: Spans, cramped, weight, settings):
     return region, area, sp.foot[idx][first]
 
 
-def _face_areas(mesh, sp: Spans, state, m_grid, settings, classes):
+def _face_areas(mesh, sp: Spans, state, cols: Columns, settings, classes):
     """Per span weight (N,), and per triangle (T,) standable, cramped and buried area, the
     state and span of faces crossing no cell centre (their centroid's span)."""
     t = mesh.n_triangles
@@ -256,8 +268,8 @@ def _face_areas(mesh, sp: Spans, state, m_grid, settings, classes):
     if lone.size and sp.face.size:
         cen = mesh.vertices[mesh.triangles[lone]].mean(axis=1)
         h = cen @ settings.up_vector
-        j = nearest_in_column(sp.cell, sp.height, m_grid.cell_of(cen), h,
-                              -settings.step_height, settings.step_height)
+        j = cols.lookup(cols.grid.cell_of(cen), h, -settings.step_height,
+                        settings.step_height)
         ok = j >= 0
         face_span[lone[ok]] = j[ok]
         face_state[lone[ok]] = state[j[ok]]
@@ -285,19 +297,20 @@ def _build(mesh, s) -> StandableMap:
     classes = face_classes(mesh, s)
     c = STANDABLE_CELL_FRACTION * s.radius
     grid = cell_grid(mesh, s.up_vector, c)
-    sp = build_spans(mesh, s, grid, classes)
-    fr = _free_spans(mesh, s, sp, classes, c)
+    sp, rec = build_spans(mesh, s, grid, classes)
+    cols = columns(grid, sp.cell, sp.height)
+    fr = _free_spans(mesh, s, sp, rec, classes, c)
     state = np.where(sp.inside, INSIDE, np.where(fr.free, FREE, CRAMPED)).astype(np.int8)
     targets = np.flatnonzero(state == CRAMPED)
-    near = cover_min(grid, sp.cell, sp.height, fr.stand, fr.free, targets,
-                     np.zeros(sp.face.size), s)
+    near = cover_min(cols, fr.stand, fr.free, targets, np.zeros(sp.face.size), s)
     state[targets[np.isfinite(near)]] = COVERED
-    weight, face_state, face_span, areas = _face_areas(mesh, sp, state, grid, s, classes)
+    weight, face_state, face_span, areas = _face_areas(mesh, sp, state, cols, s, classes)
     cramped = state == CRAMPED
-    region, region_area, region_point = _regions(grid, sp, cramped, weight, s)
+    region, region_area, region_point = _regions(cols, sp, cramped, weight, s)
     clearance = np.full(sp.face.size, np.nan)
     ceiling = np.full(sp.face.size, -1, np.int64)
     clearance[cramped], ceiling[cramped] = _clearance(mesh, s, sp.foot[cramped])
     return StandableMap(grid, sp.face, sp.cell, sp.foot, sp.height, state, fr.stand,
                         fr.centre, fr.screened, fr.depth, fr.blocker, weight, clearance, ceiling,
-                        region, region_area, region_point, *areas, face_state, face_span)
+                        region, region_area, region_point, *areas, face_state, face_span,
+                        cols)
