@@ -9,7 +9,10 @@ node's height is its neighbour that way.
 
 - Next column, height difference within ``walk_rise`` (what a walkable slope rises over one
   cell): a *walk*, both ways. Both capsules are free and a cell apart (less than the
-  capsule's diameter), so nothing fits between them: no mesh query.
+  capsule's diameter), so nothing fits between them: no mesh query. The waist between their
+  lower spheres is at most 1.1 cm deep (12 cm where both were pushed a cell apart from their
+  centres): a straight sweep there would refuse the slide around a convex corner that the
+  controller makes.
 - Next column, lower by up to ``step_height``: a *step down* (the controller's stick to
   floor). Higher: a *step up*, accepted when the controller's own step probe
   (``core.steps.measure_step``: riser and tread rays) finds it climbable.
