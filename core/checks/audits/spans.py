@@ -60,8 +60,14 @@ def build_spans(mesh, settings, grid, classes):
     rec = rasterise(mesh, grid, np.arange(mesh.n_triangles))
     walk = (classes[rec.triangle] == WALKABLE) & (rec.side > 0)
     face, cell, height = rec.triangle[walk], rec.cell[walk], rec.height[walk]
-    order = np.lexsort((face, height, cell))
+    order = np.argsort(cell, kind="stable")
     face, cell, height = face[order], cell[order], height[order]
+    # cells of several spans (storeys, coincident faces): ordered by height, then face
+    same = cell[1:] == cell[:-1]
+    multi = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
+    if multi.size:
+        sub = multi[np.lexsort((face[multi], height[multi], cell[multi]))]
+        face[multi], height[multi] = face[sub], height[sub]
     dup = np.r_[False, (cell[1:] == cell[:-1]) & (height[1:] - height[:-1] <= COINCIDENT_SPAN)]
     face, cell, height = face[~dup], cell[~dup], height[~dup]
     x, y = grid.centre_xy(cell)

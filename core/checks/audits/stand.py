@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..walkability import WALKABLE
-from .common import EMPTY_I, as_faces, face_classes, settings_or_default
+from .common import EMPTY_I, as_faces, settings_or_default
 from .standable import CRAMPED, INSIDE, StandableMap, standable_map
 
 
@@ -96,9 +96,9 @@ def _buried(smap: StandableMap, tested) -> np.ndarray:
 def stand_test(mesh, settings=None, faces=None) -> StandResult:
     """Faces (walkable faces, or ``faces``) with a cramped part (module docstring)."""
     s = settings_or_default(settings)
-    tested = (np.flatnonzero(face_classes(mesh, s) == WALKABLE) if faces is None
-              else as_faces(mesh, faces))
     smap = standable_map(mesh, s)
+    tested = (np.flatnonzero(smap.classes == WALKABLE) if faces is None
+              else as_faces(mesh, faces))
     cramped = np.flatnonzero(smap.state == CRAMPED)
     f, span = _face_rows(smap, cramped, smap.depth[cramped])
     keep = np.isin(f, tested)

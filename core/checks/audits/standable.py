@@ -88,7 +88,8 @@ class StandableMap(NamedTuple):
     standable_area, cramped_area, buried_area : (T,) m^2 per triangle (0 off walkable faces);
     face_state : (T,) int8 for faces crossing no cell centre, the state they took (-1: none
         or not needed); face_span : (T,) int64 that span (-1);
-    columns : Columns, the spans indexed by cell for lookups (``Columns.lookup``).
+    columns : Columns, the spans indexed by cell for lookups (``Columns.lookup``);
+    classes : (T,) int8 every triangle's class (``classify_triangles`` with the settings).
     """
 
     grid: CellGrid
@@ -114,6 +115,7 @@ class StandableMap(NamedTuple):
     face_state: np.ndarray
     face_span: np.ndarray
     columns: Columns
+    classes: np.ndarray
 
     @property
     def standable(self) -> np.ndarray:
@@ -313,4 +315,4 @@ def _build(mesh, s) -> StandableMap:
     return StandableMap(grid, sp.face, sp.cell, sp.foot, sp.height, state, fr.stand,
                         fr.centre, fr.screened, fr.depth, fr.blocker, weight, clearance, ceiling,
                         region, region_area, region_point, *areas, face_state, face_span,
-                        cols)
+                        cols, classes)
