@@ -167,22 +167,34 @@ def closure(comp, links: Links, seeds, n: int):
     return fwd[comp], back[comp]
 
 
-def _jump_worth(smap, h, comp, nodes, dirs, settings, v0) -> np.ndarray:
-    """(E,) bool: within the arc's horizontal reach along each direction lies a FREE span of
-    another component no higher than the jump can carry (something new to land on)."""
-    s = settings
-    g = max(s.gravity, 1e-9)
-    t_air = 2.0 * v0 / g + np.sqrt(2.0 * (s.step_height + s.height) / g)
-    reach = int(np.ceil((s.speed * t_air + s.radius) / smap.grid.cell))
+def _worth(smap, h, comp, nodes, dirs, reach, rise) -> np.ndarray:
+    """(E,) bool: within ``reach`` (E,) cells along each direction lies a FREE span of
+    another component at most ``rise`` metres above the node (an arc there could add a move
+    the links do not have; landing in the node's own component adds nothing)."""
     worth = np.zeros(nodes.size, bool)
+    free = smap.state == FREE
     for di, (dx, dy) in enumerate(DIRECTIONS):
         rows = np.flatnonzero(dirs == di)
-        for k in range(1, reach + 1):
+        for k in range(1, int(reach[rows].max(initial=0)) + 1):
+            rows = rows[(reach[rows] >= k) & ~worth[rows]]
+            if not rows.size:
+                break
             col = shifted(smap.grid, smap.cell[nodes[rows]], k * dx, k * dy)
-            j = smap.columns.lookup(col, h[nodes[rows]], -np.inf,
-                                    s.jump_height + s.step_height, smap.state == FREE, h)
+            j = smap.columns.lookup(col, h[nodes[rows]], -np.inf, rise, free, h)
             worth[rows[(j >= 0) & (comp[np.maximum(j, 0)] != comp[nodes[rows]])]] = True
     return worth
+
+
+def _arc_reach(smap, h, nodes, settings, v0) -> np.ndarray:
+    """(E,) cells an arc from ``nodes`` can carry the character horizontally before it is as
+    low as the level's lowest point: ``speed`` x the time up and down, plus a radius and a
+    cell (where the arc ends perched on an edge)."""
+    s = settings
+    g = max(s.gravity, 1e-12)
+    drop = np.maximum(h[nodes] - float((smap.stand[smap.state == FREE] @ smap.grid.up).min()),
+                      0.0) + s.height
+    t_air = 2.0 * v0 / g + np.sqrt(2.0 * drop / g)
+    return np.ceil((s.speed * t_air + s.radius) / smap.grid.cell).astype(np.int64) + 1
 
 
 def _arc_links(ctrl, smap, h, edges: Edges, sel, v0, settings, kind) -> Links:
@@ -196,20 +208,46 @@ def _arc_links(ctrl, smap, h, edges: Edges, sel, v0, settings, kind) -> Links:
     return Links(nodes[ok], land[ok], np.full(int(ok.sum()), kind, np.int8))
 
 
-def _floor_below(mesh, smap, edges: Edges, sel, settings) -> np.ndarray:
-    """(E,) bool of the edges ``sel``: some floor within FALL_OUT_OF_LEVEL_DISTANCE below the
-    capsule moved a cell plus a radius off the edge (else a walk-off leaves the level)."""
+def _drop_landing(mesh, smap, edges: Edges, sel, settings):
+    """(E,) bool floor within FALL_OUT_OF_LEVEL_DISTANCE below the capsule moved a cell plus
+    a radius off each edge of ``sel`` (else a walk-off leaves the level), and (E,) bool that
+    floor is steep (a walk-off slides on it: flown wherever it leads)."""
     s = settings
     u = s.up_vector
     nodes = edges.node[sel]
     vec = np.array([dx * smap.grid.e1 + dy * smap.grid.e2 for dx, dy in DIRECTIONS])
     a = smap.centre[nodes] + vec[edges.direction[sel]] * (smap.grid.cell + s.radius)
     seg = u * (s.height - 2.0 * s.radius)
-    t, _n, _p, _t = sweep_chunks(mesh, a, a + seg, s.radius,
-                                 np.tile(-u * FALL_OUT_OF_LEVEL_DISTANCE, (nodes.size, 1)))
-    out = np.zeros(sel.size, bool)
-    out[np.flatnonzero(sel)] = np.isfinite(t)
-    return out
+    t, nrm, _p, _t = sweep_chunks(mesh, a, a + seg, s.radius,
+                                  np.tile(-u * FALL_OUT_OF_LEVEL_DISTANCE, (nodes.size, 1)))
+    below = np.zeros(sel.size, bool)
+    steep = np.zeros(sel.size, bool)
+    rows = np.flatnonzero(sel)
+    below[rows] = np.isfinite(t)
+    steep[rows] = np.isfinite(t) & (nrm @ u < s.cos_max_slope)
+    return below, steep
+
+
+def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0):
+    """(walk-offs, jumps) (E,) bool among the candidate edges ``cand``: walk-offs from edges
+    with floor below (always where it is steep), jumps when ``v0 > 0``; both only where an
+    arc could land in another component (``_worth``)."""
+    s = settings
+    walk = cand & edges.drop & ~edges.fell
+    if walk.any():
+        below, steep = _drop_landing(mesh, smap, edges, walk, s)
+        rows = np.flatnonzero(below & ~steep)
+        keep = _worth(smap, h, comp, edges.node[rows], edges.direction[rows],
+                      _arc_reach(smap, h, edges.node[rows], s, 0.0), s.step_height)
+        walk = steep.copy()
+        walk[rows[keep]] = True
+    jump = np.zeros_like(cand)
+    if v0 > 0.0 and cand.any():
+        rows = np.flatnonzero(cand)
+        jump[rows] = _worth(smap, h, comp, edges.node[rows], edges.direction[rows],
+                            _arc_reach(smap, h, edges.node[rows], s, v0),
+                            s.jump_height + s.step_height)
+    return walk, jump
 
 
 def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings):
@@ -225,14 +263,7 @@ def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings):
         reach, _back = closure(comp, links, seeds, n)
         cand = reach[edges.node] & ~tried
         tried |= cand
-        walk = cand & edges.drop & ~edges.fell
-        if walk.any():
-            walk &= _floor_below(mesh, smap, edges, walk, s)
-        jump = np.zeros_like(cand)
-        if v0 > 0.0 and cand.any():
-            rows = np.flatnonzero(cand)
-            jump[rows] = _jump_worth(smap, h, comp, edges.node[rows], edges.direction[rows],
-                                     s, v0)
+        walk, jump = _arcs_to_fly(mesh, smap, h, comp, edges, cand, s, v0)
         if not (walk.any() or jump.any()):
             break
         ctrl = ctrl if ctrl is not None else CharacterController(mesh, s)
