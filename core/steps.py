@@ -56,8 +56,9 @@ class StepProbe(NamedTuple):
 
 
 def step_limit(settings) -> float:
-    """Metres: the highest rise a character climbs, ``step_height + STEP_RISE_TOL``."""
-    return settings.step_height + STEP_RISE_TOL
+    """Metres: the highest rise a character climbs, ``climb_height + STEP_RISE_TOL``
+    (``climb_height`` is ``step_height`` for the "exact" model, see core.settings)."""
+    return settings.climb_height + STEP_RISE_TOL
 
 
 def too_high(rise, settings) -> np.ndarray:

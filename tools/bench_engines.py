@@ -88,7 +88,7 @@ def model_settings(model: str) -> ControllerSettings:
             mWalkStairsStepForwardTest=c["min_step_depth"],
             halfHeightOfCylinder=c["height"] / 2 - c["radius"], radius=c["radius"],
             speed=c["speed"], gravity=c["gravity"])
-    if model == "rapier" and hasattr(presets, "from_rapier"):
+    if model == "rapier":
         return presets.from_rapier(
             radius=c["radius"], half_height=c["height"] / 2 - c["radius"],
             offset=c["skin_width"], max_slope_climb_angle=np.radians(c["max_slope_deg"]),
