@@ -34,6 +34,7 @@ import numpy as np
 from bpy.app.handlers import persistent
 
 from . import cache, overlay, scene_data
+from .live_state import state_of, states
 
 PENETRATION_ATTRIBUTE = "capsule_penetration"
 LIVE_BUDGET_S = 1.0 / 60.0  # one frame at 60 Hz: a slower check moves to "check on release"
@@ -41,6 +42,7 @@ LIVE_SYNC_BUILD_TRIANGLES = 50_000  # ~0.2 s to read + build (~4 us a triangle):
 LIVE_SETTLE_S = 0.3  # a capsule still for this long counts as released
 LIVE_TIMING_WINDOW = 5  # checks whose median time decides "check on release"
 _TIMER_INTERVAL_S = 0.1
+_busy = False  # the handler is running (its own writes must not re-enter it)
 
 
 @dataclass(frozen=True)
@@ -65,40 +67,12 @@ def capsule_state(level, capsule) -> CapsuleState:
     return CapsuleState(len(contacts), float(deepest.depth), push, tri)
 
 
-class _SceneLive:
-    """Per-scene live state (module memory, rebuilt on demand after a file load)."""
-
-    def __init__(self):
-        self.hits: dict[str, np.ndarray] = {}  # capsule name -> penetrated triangles
-        self.stamp = ""  # level stamp the hits refer to
-        self.pending: set[str] = set()  # capsules waiting for a deferred check
-        self.last_move = 0.0
-        self.on_release = False  # checks too slow: check on release
-        self.message = ""
-        self.last_check_s = 0.0
-        self.recent: list[float] = []  # seconds per capsule of the last LIVE_TIMING_WINDOW checks
-        self.checked = 0  # checks run (tests and the benchmark count them)
-        self.written: set[str] = set()  # meshes carrying live highlights
-        self.union = np.empty(0, dtype=np.int64)  # all live hits, as last drawn
-
-
-_live: dict[str, _SceneLive] = {}
-_busy = False
-
-
-def _state(scene) -> _SceneLive:
-    st = _live.get(scene.name)
-    if st is None:
-        st = _live[scene.name] = _SceneLive()
-    return st
-
-
 def status(scene) -> str:
     """One line for the panel: how the live check runs right now."""
     pg = getattr(scene, "capsule_collision", None)
     if pg is not None and not pg.live_check:
         return "Live check off"
-    st = _live.get(scene.name)
+    st = states.get(scene.name)
     if st is None:
         return "Live check on"
     return st.message or "Live check on"
@@ -106,16 +80,8 @@ def status(scene) -> str:
 
 def checks_run(scene) -> int:
     """How many live checks ran in ``scene`` this session (deferred moves do not count)."""
-    st = _live.get(scene.name)
+    st = states.get(scene.name)
     return st.checked if st is not None else 0
-
-
-def live_triangles(scene) -> np.ndarray:
-    """Sorted unique level triangles penetrated by the live-checked capsules (may be empty)."""
-    st = _live.get(scene.name)
-    if st is None or not st.hits or st.stamp != getattr(cache.peek(scene), "stamp", None):
-        return np.empty(0, dtype=np.int64)
-    return np.unique(np.concatenate(list(st.hits.values())))
 
 
 def _capsules(scene):
@@ -199,7 +165,7 @@ def check_capsules(scene, depsgraph, names=None, allow_build=True) -> bool:
 
     Builds the level only when it is small (or ``allow_build``: the timer's release check).
     """
-    st = _state(scene)
+    st = state_of(scene)
     capsules = {o.name: o for o in _capsules(scene)}
     todo = list(capsules) if names is None else [n for n in names if n in capsules]
     level = cache.peek(scene)
@@ -288,7 +254,7 @@ def on_depsgraph_update(scene, depsgraph):
         names = None if level_changed else moved
         if not moved and not _capsules(scene):
             return
-        st = _state(scene)
+        st = state_of(scene)
         st.last_move = time.monotonic()
         if st.on_release:
             st.pending.update(moved or [o.name for o in _capsules(scene)])
@@ -307,7 +273,7 @@ def run_pending(now=None) -> bool:
     global _busy
     now = time.monotonic() if now is None else now
     done = True
-    for name, st in list(_live.items()):
+    for name, st in list(states.items()):
         if not st.pending:
             continue
         scene = bpy.data.scenes.get(name)
@@ -339,14 +305,14 @@ def _ensure_timer():
 @persistent
 def on_load_post(*_args):
     cache.clear()
-    _live.clear()
+    states.clear()
     overlay.invalidate()
 
 
 @persistent
 def on_undo_redo(*_args):
     cache.mark_suspect()
-    for st in _live.values():
+    for st in states.values():
         st.stamp = ""  # re-check every capsule against the restored level
     overlay.invalidate()
 
@@ -368,4 +334,4 @@ def unregister():
         while fn in handlers:
             handlers.remove(fn)
     cache.clear()
-    _live.clear()
+    states.clear()

@@ -16,7 +16,7 @@ from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 from .. import core
 from ..core import report as core_report
 from ..core import verdicts
-from . import properties, results, scene_data
+from . import cache, properties, results, scene_data
 
 # ---------------------------------------------------------------- shared adapter pieces
 
@@ -33,7 +33,7 @@ def capsule_objects(context, selected_first=True):
 def level_of(context):
     """(LevelGeometry, depsgraph) of the scene; ValueError when there is no collision mesh."""
     depsgraph = context.evaluated_depsgraph_get()
-    return scene_data.cached_level(depsgraph, context.scene), depsgraph
+    return cache.cached_level(depsgraph, context.scene), depsgraph
 
 
 def object_mode_poll(cls, context, edit_mesh_ok=True, message=None):

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from . import cache, gizmos, scene_data
+from . import cache, gizmos, live_state, scene_data
 
 PENETRATION_ATTRIBUTE = "capsule_penetration"
 WALKABILITY_ATTRIBUTE = "walkability"
@@ -169,10 +169,8 @@ def penetration_layer(scene, depsgraph) -> np.ndarray:
 
 def live_unmapped_triangles(scene) -> np.ndarray:
     """Corners (Blender units) of live-check hits with no original face (-1)."""
-    from . import live  # noqa: PLC0415  (live imports overlay for invalidation)
-
     level = cache.peek(scene)
-    tris = live.live_triangles(scene)
+    tris = live_state.live_triangles(scene)
     if level is None or not tris.size:
         return np.empty((0, 3), np.float32)
     tris = tris[level.tri_orig_face[tris] < 0]

@@ -6,7 +6,7 @@ compute a check. Staleness uses the level cache's current stamp when it has one 
 
 import bpy
 
-from ..core.sanity import level_warnings
+from ..core.checks.sanity import level_warnings
 from . import cache, live, properties
 
 CATEGORY = "Capsule Collision"

@@ -32,7 +32,7 @@ from bpy.props import (
 )
 
 from ..core import ControllerSettings
-from ..core.presets import SLOPE_DISABLED_DEG
+from ..core.controller.presets import SLOPE_DISABLED_DEG
 from . import scene_data
 
 # Every ControllerSettings field that is a plain number, with the Blender unit it is shown in.

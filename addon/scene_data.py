@@ -400,13 +400,6 @@ def read_level(depsgraph, scene) -> LevelGeometry:
     return level_from_parts(read_parts(depsgraph, scene), unit_scale_of(scene))
 
 
-def cached_level(depsgraph, scene) -> LevelGeometry:
-    """``read_level`` through the one cache (rebuilt only when the level changed)."""
-    from . import cache  # noqa: PLC0415  (cache imports this module)
-
-    return cache.cached_level(depsgraph, scene)
-
-
 # ---------------------------------------------------------------- capsules and paths
 def capsule_of(obj, unit_scale: float) -> Capsule:
     """The capsule an Empty stands for, in world metres: foot = origin, axis = local Z.

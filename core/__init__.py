@@ -3,23 +3,28 @@
 Units are metres, Z is up. The conventions every function follows are in README.md (Decisions).
 """
 
-from . import exact, presets, report, verdicts
-from .audits import headroom_audit, ledge_audit, stair_audit, stand_test, walkable_faces
-from .closest import (
+from .checks import report, verdicts
+from .checks.audits import headroom_audit, ledge_audit, stair_audit, stand_test, walkable_faces
+from .checks.sanity import SanityWarning, level_warnings
+from .checks.walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
+from .controller import presets
+from .controller.controller import CharacterController, MoveResult
+from .controller.settings import ControllerSettings, GroundState
+from .geometry import exact
+from .geometry.closest import (
     closest_point_segment,
     closest_point_triangle,
     closest_points_segment_segment,
     closest_points_segment_triangle,
 )
-from .contact import capsule_capsule, capsule_triangle, sphere_triangle
-from .controller import CharacterController, MoveResult
-from .mesh import TriangleMesh
-from .sanity import SanityWarning, level_warnings
-from .settings import ControllerSettings, GroundState
-from .shapes import Capsule, Contact, ContactBatch, Hit, Hood, SweepBatch
-from .sweep import sweep_capsule_triangle
-from .walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
-from .walkthrough import (
+from .geometry.contact import capsule_capsule, capsule_triangle, sphere_triangle
+from .geometry.shapes import Capsule, Contact, Hit
+from .geometry.sweep import sweep_capsule_triangle
+from .mesh.contacts import ContactBatch
+from .mesh.hoods import Hood
+from .mesh.sweeps import SweepBatch
+from .mesh.triangle_mesh import TriangleMesh
+from .walk.walkthrough import (
     FrameRateReport,
     WalkEvent,
     WalkReport,

@@ -13,18 +13,18 @@ CONTACT_SLOP = 1e-7
 # 1e-24 relative squared = 1e-12 relative length: only true float-rounding degeneracy.
 DEGENERATE_REL2 = 1e-24
 
-# Relative padding of broadphase query boxes and of the plane-slab reject (core/mesh.py):
+# Relative padding of broadphase query boxes and of the plane-slab reject (core/mesh):
 # the pad is MESH_CULL_REL * (1 + coordinate scale + radius) metres. Culling is only an
 # optimisation; the exact kernels decide every surviving pair, so the pad only has to exceed
 # float64 rounding of a dot product (~1e-15 relative) by a wide margin.
 MESH_CULL_REL = 1e-9
 
 # Fraction of that margin a triangle's corners may sit off its stored plane and still be
-# culled by plane distance (core/mesh.py); farther (slivers) and the plane-based culls skip
+# culled by plane distance (core/mesh/rows.py); farther (slivers) and the plane-based culls skip
 # it. Half the margin stays for the rounding of the query's own dot products.
 PLANE_SLACK_REL = 0.5
 
-# Walkability (core/walkability.py): default half-width, in degrees, of the band around
+# Walkability (core/checks/walkability.py): default half-width, in degrees, of the band around
 # vertical (90 deg from up) in which a face counts as a WALL rather than STEEP or CEILING.
 WALL_TOLERANCE_DEG = 5.0
 
@@ -47,7 +47,7 @@ WALL_TOLERANCE_DEG = 5.0
 SLOPE_LIMIT_TOL_RAD = 1e-4
 
 # ---------------------------------------------------------------- character controller
-# (core/controller.py, core/walkthrough.py, core/audits.py)
+# (core/controller/controller.py, core/walk/walkthrough.py, core/checks/audits/)
 
 # Metres. A displacement shorter than this is not swept (float noise, not motion). Far below
 # Unity's minMoveDistance 0.001 so it never eats a real move at 240 Hz.
@@ -113,7 +113,7 @@ DEPENETRATION_MAX_CONTACTS = 8
 DEPENETRATION_STALL_RATIO = 0.9
 DEPENETRATION_STALL_ROUNDS = 3
 
-# Walk-through verdicts (core/walkthrough.py).
+# Walk-through verdicts (core/walk/walkthrough.py).
 # A frame counts as blocked when the character advanced less than this fraction of the
 # desired horizontal step toward its target.
 BLOCKED_PROGRESS_FRACTION = 0.5
@@ -142,7 +142,7 @@ PARALLEL_SIN2 = 1e-30
 # 1e-24 -> 1e-12 relative distance, ~1e4 ulps: direction errors above it stay below 1e-4 rad.
 CONTACT_DIRECTION_REL2 = 1e-24
 
-# Relative to the capsule radius (dimensionless). Swept tests (core/sweep.py): an entry whose
+# Relative to the capsule radius (dimensionless). Swept tests (geometry/sweep.py): an entry whose
 # deepest penetration would be shallower than SWEEP_GRAZE_REL * radius is grazing, not a hit
 # (touching, grazing and sliding along a surface are misses by definition, and float rounding
 # of a tangent motion must not turn them into hits). Also the relative slack of "starts
@@ -165,7 +165,7 @@ STEP_RISE_TOL = 1e-6
 # the triangle); near edges the probe runs. Dimensionless.
 SAME_FACE_MARGIN = 1e-6
 
-# Batched sweeps (core/mesh.py ``_sweep_batch``): above SWEEP_PRUNE_MIN_PAIRS candidate pairs
+# Batched sweeps (core/mesh/sweeps.py): above SWEEP_PRUNE_MIN_PAIRS candidate pairs
 # the exact kernel runs in two rounds, first on each query's SWEEP_PRUNE_FIRST most promising
 # pairs, whose exact times then prune the pairs that provably enter later. Counts, not
 # tolerances: they only trade kernel calls (~0.2 ms each) against pairs evaluated; answers
@@ -177,22 +177,22 @@ SAME_FACE_MARGIN = 1e-6
 SWEEP_PRUNE_FIRST = 2
 SWEEP_PRUNE_MIN_PAIRS = 4096
 # Batches of short sweeps only (the controller's) prune from this many candidate pairs on,
-# ranking on the exact mid-motion tangent bound (core/mesh.py ``_swept_capsule_may_touch``),
+# ranking on the exact mid-motion tangent bound (core/mesh/culls.py),
 # which is tight for a ground probe meeting the floor: ~7 triangles hit per probe on
 # terrain_1M, ~1.5 evaluated. A count, not a tolerance.
 SWEEP_LOWER_PRUNE_MIN_PAIRS = 256
 # Dimensionless, |displacement| / radius. Batched sweeps at most this long get the exact
-# mid-motion distance cull (core/mesh.py ``_swept_capsule_may_touch``): a static capsule of
+# mid-motion distance cull (core/mesh/culls.py): a static capsule of
 # radius r + |v| / 2 around the segment shifted by v / 2 covers the whole swept volume, a
 # tight bound while |v| is small against r. Longer sweeps skip it, and take the bounding-disc
 # cull after the windows instead of before. Only trades cull work against kernel pairs;
 # answers do not depend on it. On the terrain_1M 256-character walk (all sweeps short) the
 # batched sweeps went 47k -> 64k+ sweeps/s; tools/bench.py's sweep row (16 % short) alike.
 SWEEP_SHORT_REL = 1.0
-# Pairs per chunk of the batched sweep cull (core/mesh.py ``_sweep_windows``): its
+# Pairs per chunk of the batched sweep cull (core/mesh/triangle_mesh.py ``_sweep_windows``): its
 # component-major temporaries (~50 rows of 8-byte floats) stay in cache.
 SWEEP_CULL_CHUNK = 4096
-# Pairs per chunk of the batched capsule-contact cull (core/mesh.py ``_capsule_pairs``):
+# Pairs per chunk of the batched capsule-contact cull (core/mesh/culls.py):
 # component-major temporaries of ~20 rows stay in cache (8192 measured ~1.7x faster than
 # unchunked on terrain_1M; 4096-16384 alike). A count, not a tolerance.
 CAPSULE_CULL_CHUNK = 8192
@@ -203,7 +203,7 @@ CAPSULE_CULL_CHUNK = 8192
 # A controller's slide sweep + ground probe is a batch of 2.
 SWEEP_FEW_QUERIES = 4
 # Metres. walkthrough_many keeps each character's candidate triangles for a region this much
-# larger, on every side, than the box one frame's move can sweep (core/controller.py
+# larger, on every side, than the box one frame's move can sweep (core/controller/controller.py
 # ``_HoodCache``), and re-queries the mesh's hierarchy only when a frame leaves it. Trades
 # candidates tested per sweep against hierarchy queries; answers do not depend on it.
 HOOD_MARGIN = 0.4
@@ -227,10 +227,10 @@ HOOD_MARGIN = 0.4
 # walkability classes but not of the kernels (which only took an exactly zero normal as
 # degenerate); the sliver failures themselves came from the face-region test, whose edge
 # half-plane rounding stretched a thin face along its line (the span guard in
-# core/closest.py). Pinned by tests/test_slivers.py.
+# core/geometry/closest.py). Pinned by tests/test_slivers.py.
 SLIVER_REL2 = 1e-20
 
-# ---------------------------------------------------------------- level sanity (core/sanity.py)
+# ------------------------------------------------------------ level sanity (core/checks/sanity.py)
 # Dimensionless. "Wrong up axis" needs the area walkable along some other signed coordinate
 # axis to exceed SANITY_UP_AREA_RATIO times the area walkable along up, and to be at least
 # SANITY_UP_MIN_FRACTION of the level's area. A level the right way up has most walkable area

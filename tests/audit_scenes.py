@@ -15,9 +15,8 @@
 from __future__ import annotations
 
 import numpy as np
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 from controller_scenes import grid, merge
-
-from core.mesh import TriangleMesh
 
 
 def quad(a, b, c, d):

@@ -2,10 +2,9 @@
 triangle of a mesh, no hierarchy, no culls. Slow on purpose; small meshes only."""
 
 import numpy as np
-
-from core.contact import capsule_triangle_many
-from core.rays import ray_triangle_many
-from core.sweep import sweep_capsule_triangle_many
+from capsule_collision.core.geometry.contact import capsule_triangle_many
+from capsule_collision.core.geometry.sweep import sweep_capsule_triangle_many
+from capsule_collision.core.mesh.rays import ray_triangle_many
 
 
 def brute_contacts(mesh, a, b, r):

@@ -4,9 +4,8 @@ metres, Z up, the character walks along +x from x = 0."""
 import math
 
 import numpy as np
-
-from core.controller import CharacterController, ControllerSettings
-from core.mesh import TriangleMesh
+from capsule_collision.core.controller.controller import CharacterController, ControllerSettings
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 
 RATES = (30, 60, 120)
 S = ControllerSettings()

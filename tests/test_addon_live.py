@@ -47,7 +47,7 @@ def test_moving_a_capsule_keeps_the_cached_level(mods, level_scene, bpy_module):
         assert _cached(mods, scene) is first
     assert mods.cache.stats["builds"] == builds
     assert mods.cache.stats["rereads"] == reads  # not even a re-read of the walls
-    assert mods.sd.cached_level(bh.depsgraph(), scene) is first
+    assert mods.cache.cached_level(bh.depsgraph(), scene) is first
 
 
 def test_moving_or_editing_a_wall_rebuilds(mods, level_scene, bpy_module):

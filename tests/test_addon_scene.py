@@ -5,8 +5,7 @@ import math
 import blender_helpers as bh
 import numpy as np
 import pytest
-
-from core import Capsule, TriangleMesh
+from capsule_collision.core import Capsule, TriangleMesh
 
 pytestmark = pytest.mark.blender
 

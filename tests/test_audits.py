@@ -24,9 +24,13 @@ from audit_scenes import (
     roofed_hall_scene,
     slot_beside_box_scene,
 )
-
-from core.audits import headroom_audit, ledge_audit, stair_audit, stand_test
-from core.audits.common import (
+from capsule_collision.core.checks.audits import (
+    headroom_audit,
+    ledge_audit,
+    stair_audit,
+    stand_test,
+)
+from capsule_collision.core.checks.audits.common import (
     column_rays,
     column_reach,
     contacts_chunks,
@@ -34,12 +38,12 @@ from core.audits.common import (
     face_classes,
     walkable_faces,
 )
-from core.audits.screen import open_faces
-from core.constants import SUPPORT_MIN_COS
-from core.controller import CharacterController, ControllerSettings
-from core.mesh import TriangleMesh
-from core.walkability import WALKABLE
-from core.walkthrough import walkthrough
+from capsule_collision.core.checks.audits.screen import open_faces
+from capsule_collision.core.checks.walkability import WALKABLE
+from capsule_collision.core.constants import SUPPORT_MIN_COS
+from capsule_collision.core.controller.controller import CharacterController, ControllerSettings
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
+from capsule_collision.core.walk.walkthrough import walkthrough
 
 S = ControllerSettings()
 # The old bundled sample: the benchmark's stairs-and-ramps block (tools/scenes.py)

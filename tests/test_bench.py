@@ -4,8 +4,8 @@ import sys
 import types
 
 import numpy as np
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 
-from core.mesh import TriangleMesh
 from tools import bench, bench_walk
 
 

@@ -2,8 +2,7 @@
 
 import numpy as np
 import pytest
-
-from core.bvh import BVH, round_down32, round_up32
+from capsule_collision.core.mesh.bvh import BVH, round_down32, round_up32
 
 
 def _truth(lo, hi, qlo, qhi):

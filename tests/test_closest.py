@@ -21,9 +21,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
 import oracle  # noqa: E402
-from frames import FRAME_IDS, FRAMES, SETTINGS, in_frame, size  # noqa: E402
-
-from core.closest import (  # noqa: E402
+from capsule_collision.core.geometry.closest import (  # noqa: E402
     closest_point_segment,
     closest_point_triangle,
     closest_point_triangle_many,
@@ -32,6 +30,7 @@ from core.closest import (  # noqa: E402
     closest_points_segment_triangle,
     closest_points_segment_triangle_many,
 )
+from frames import FRAME_IDS, FRAMES, SETTINGS, in_frame, size  # noqa: E402
 
 EPS = np.finfo(np.float64).eps
 REL = 1e-9  # relative distance agreement with the oracle

@@ -19,17 +19,16 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
 import oracle  # noqa: E402
-from frames import FRAME_IDS, FRAMES, SETTINGS, in_frame, size  # noqa: E402
-
-from core.closest import closest_point_segment  # noqa: E402
-from core.constants import CONTACT_SLOP  # noqa: E402
-from core.contact import (  # noqa: E402
+from capsule_collision.core.constants import CONTACT_SLOP  # noqa: E402
+from capsule_collision.core.geometry.closest import closest_point_segment  # noqa: E402
+from capsule_collision.core.geometry.contact import (  # noqa: E402
     capsule_capsule,
     capsule_triangle,
     capsule_triangle_many,
     sphere_triangle,
 )
-from core.shapes import Capsule  # noqa: E402
+from capsule_collision.core.geometry.shapes import Capsule  # noqa: E402
+from frames import FRAME_IDS, FRAMES, SETTINGS, in_frame, size  # noqa: E402
 
 EPS = np.finfo(np.float64).eps
 TRI = [(0.0, 0.0, 0.0), (4.0, 0.0, 0.0), (0.0, 4.0, 0.0)]

@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
+from capsule_collision.core.geometry.contact import capsule_triangle_many
+from capsule_collision.core.geometry.shapes import Capsule
+from capsule_collision.core.mesh.bvh import BVH, round_down32
+from capsule_collision.core.mesh.contacts import contact_order
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 from mesh_scenes import grid_mesh
-
-from core.bvh import BVH, round_down32
-from core.contact import capsule_triangle_many
-from core.mesh import TriangleMesh
-from core.mesh_contacts import contact_order
-from core.shapes import Capsule
 
 _ADVERSARIAL_DEPTHS = np.array([
     0.1, np.nextafter(0.1, 1.0), np.nextafter(0.1, 0.0), 0.1 + 1e-12, 0.2, 0.3,

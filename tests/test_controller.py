@@ -10,6 +10,13 @@ import math
 
 import numpy as np
 import pytest
+from capsule_collision.core.constants import SLOPE_LIMIT_TOL_RAD
+from capsule_collision.core.controller.controller import (
+    CharacterController,
+    ControllerSettings,
+    MoveResult,
+)
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 from controller_scenes import (
     RATES,
     S,
@@ -23,14 +30,6 @@ from controller_scenes import (
     walk,
     wall_scene,
 )
-
-from core.constants import SLOPE_LIMIT_TOL_RAD
-from core.controller import (
-    CharacterController,
-    ControllerSettings,
-    MoveResult,
-)
-from core.mesh import TriangleMesh
 
 
 # ---------------------------------------------------------------- settings

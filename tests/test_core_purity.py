@@ -62,7 +62,7 @@ def test_core_imports_in_a_fresh_interpreter_without_blender():
     import sys
 
     code = (
-        "import sys, core; "
+        "import sys, capsule_collision.core; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         f"{sorted(BLENDER_MODULES)!r}); "
         "print(bad); sys.exit(1 if bad else 0)"
@@ -73,8 +73,9 @@ def test_core_imports_in_a_fresh_interpreter_without_blender():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("module", ["core.audits", "core",
-                                    "bl_ext.user_default.capsule_collision.core.sweep"])
+@pytest.mark.parametrize("module", ["capsule_collision.core.checks.audits",
+                                    "capsule_collision.core",
+                                    "bl_ext.user_default.capsule_collision.core.geometry.sweep"])
 def test_warnings_raised_in_core_are_errors(module):
     """pyproject.toml's filterwarnings turns any warning from core (checkout or installed
     extension) into an error, so a NaN subtraction or a numpy deprecation fails the suite."""
@@ -82,21 +83,16 @@ def test_warnings_raised_in_core_are_errors(module):
         warnings.warn_explicit("invalid value", RuntimeWarning, "x.py", 1, module=module)
 
 
-@pytest.mark.parametrize("module", ["numpy.core.fromnumeric", "corelike", "tests.core"])
+@pytest.mark.parametrize("module", ["numpy.core.fromnumeric", "corelike", "tests.core", "core",
+                                    "capsule_collision.addon"])
 def test_warnings_elsewhere_stay_warnings(module):
     with pytest.warns(RuntimeWarning):
         warnings.warn_explicit("invalid value", RuntimeWarning, "x.py", 1, module=module)
 
 
-# Modules already free of private reach-through (issue 13); the others join this list as their
-# owners give the shared pieces public internal names.
-NO_PRIVATE_IMPORTS = ["closest.py", "contact.py", "sweep.py", "exact.py", "records.py",
-                      "sanity.py", "walkability.py", "constants.py", "_validate.py"]
-
-
-@pytest.mark.parametrize("name", NO_PRIVATE_IMPORTS)
-def test_no_private_names_imported_from_other_modules(name):
-    tree = ast.parse((ROOT / "core" / name).read_text(encoding="utf-8"))
+@pytest.mark.parametrize("path", _sources("core"), ids=str)
+def test_no_private_names_imported_from_other_modules(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     private = [
         (node.lineno, node.module, alias.name)
         for node in ast.walk(tree)
@@ -105,3 +101,50 @@ def test_no_private_names_imported_from_other_modules(name):
         if alias.name.startswith("_") and alias.name != "__future__"
     ]
     assert private == [], private
+
+
+# core's folders from the bottom up: a module may import its own folder, a lower folder and the
+# leaf core/constants.py, never a higher folder (ARCHITECTURE.md).
+CORE_LAYERS = ("constants", "geometry", "mesh", "controller", "walk", "checks")
+
+
+def _core_layer(parts):
+    return CORE_LAYERS.index(parts[0].removesuffix(".py")) if parts else len(CORE_LAYERS)
+
+
+def _relative_target(path, level, module):
+    """The core-relative parts a relative import of ``path`` names (``from ..mesh import x``)."""
+    here = list(path.relative_to(ROOT / "core").parent.parts)
+    base = here[: len(here) - (level - 1)]
+    return base + (module.split(".") if module else [])
+
+
+@pytest.mark.parametrize("path", [p for p in _sources("core") if p.parent != ROOT / "core"],
+                         ids=str)
+def test_core_folders_import_only_their_own_or_lower_folders(path):
+    own = _core_layer(path.relative_to(ROOT / "core").parts)
+    upward = [(line, "." * level + name) for line, level, name in _imports(path)
+              if level and _core_layer(_relative_target(path, level, name)) > own]
+    assert upward == [], f"{path.relative_to(ROOT)} imports a higher folder: {upward}"
+
+
+def _nested_imports(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [(node.lineno, ast.unparse(node)) for fn in ast.walk(tree)
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+            for node in ast.walk(fn)
+            if isinstance(node, ast.ImportFrom) and node.level > 0]
+
+
+@pytest.mark.parametrize("path", [*_sources("core"), *_sources("addon")], ids=str)
+def test_no_function_level_imports_of_our_own_modules(path):
+    """A relative import inside a function hides a cycle (issue 17): imports sit at the top."""
+    assert _nested_imports(path) == []
+
+
+def test_layer_checks_can_fail(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("def f():\n    from . import rays\n")
+    assert _relative_target(ROOT / "core" / "mesh" / "probe.py", 2, "walk") == ["walk"]
+    assert _core_layer(["walk"]) > _core_layer(["mesh"])
+    assert [text for _, text in _nested_imports(probe)] == ["from . import rays"]

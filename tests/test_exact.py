@@ -19,10 +19,9 @@ from fractions import Fraction as Fr
 import numpy as np
 import oracle as O
 import pytest
+from capsule_collision.core.geometry.exact import capsule_triangle_intersect, capsules_intersect
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from core.exact import capsule_triangle_intersect, capsules_intersect
 
 SETTINGS = settings(max_examples=250, derandomize=True, deadline=None, database=None)
 EPS = Fr(1, 10**30)  # "smallest" Fraction step used for boundary probes
@@ -328,7 +327,7 @@ def test_two_d_equals_three_d_with_z_zero(pts, r):
 @given(configs(5))
 def test_intersection_predicates_match_oracle(pts):
     """The exact intersection fast paths on their own (the distance checks would mask them)."""
-    from core import exact as E
+    from capsule_collision.core import exact as E
 
     (a, b, p0, p1, p2), _ = E._integerise(dict(zip("ab012", pts)), {})
     seg_meets = E._segments_intersect3(a, b, p0, p1)
@@ -666,8 +665,8 @@ def test_single_capsule_verdicts_at_the_touching_boundary_are_exact():
     results. Capsules placed at distance r from a triangle in float: the float kernel alone
     disagreed with exact arithmetic in ~20 % of them; sphere_triangle and capsule_triangle
     now agree with core.exact on every one, and a contact they report has depth > 0."""
-    from core import Capsule, capsule_triangle, sphere_triangle
-    from core.contact import capsule_triangle_many
+    from capsule_collision.core import Capsule, capsule_triangle, sphere_triangle
+    from capsule_collision.core.geometry.contact import capsule_triangle_many
 
     float_disagrees = 0
     for p, q, r, a, b, c in _touching_cases(7, 300):
@@ -685,7 +684,7 @@ def test_single_capsule_verdicts_at_the_touching_boundary_are_exact():
 def test_tie_band_leaves_clear_verdicts_to_float():
     """Away from the boundary the exact predicate is never consulted (the band is ~1e-13
     relative): a sphere 1e-9 inside or outside keeps the float verdict and its depth."""
-    from core.contact import settle_touching, touching_band
+    from capsule_collision.core.geometry.contact import settle_touching, touching_band
 
     a, b, c = np.array([0.0, 0, 0]), np.array([2.0, 0, 0]), np.array([0.0, 2, 0])
     p = np.array([0.5, 0.5, 0.3])
@@ -698,7 +697,11 @@ def test_tie_band_leaves_clear_verdicts_to_float():
 
 def test_settle_touching_many_equals_the_single_verdicts():
     """The mesh-side form (one capsule, K triangles) gives the single form's verdicts."""
-    from core.contact import capsule_triangle_many, settle_touching, settle_touching_many
+    from capsule_collision.core.geometry.contact import (
+        capsule_triangle_many,
+        settle_touching,
+        settle_touching_many,
+    )
 
     for p, q, r, a, b, c in _touching_cases(11, 20):
         A = np.array([a, a + 5.0, a])
@@ -714,7 +717,7 @@ def test_settle_touching_many_equals_the_single_verdicts():
 def test_mesh_single_capsule_verdicts_at_the_touching_boundary_are_exact():
     """The same borderline placements through TriangleMesh (penetrating_triangles and
     capsule_contacts, the single-capsule routes): the verdicts are core.exact's."""
-    from core import Capsule, TriangleMesh
+    from capsule_collision.core import Capsule, TriangleMesh
 
     float_disagrees = 0
     for p, q, r, a, b, c in _touching_cases(7, 300):

@@ -5,13 +5,17 @@ equals the hierarchy's and brute force's, whatever was cached or pruned."""
 import numpy as np
 import pytest
 from brute_force import brute_sweep
+from capsule_collision.core.constants import SWEEP_LOWER_PRUNE_MIN_PAIRS
+from capsule_collision.core.controller.controller import (
+    CharacterController,
+    ControllerSettings,
+    batch_sweeper,
+)
+from capsule_collision.core.geometry import sweep as sweep_mod
+from capsule_collision.core.mesh.hoods import HoodCache
+from capsule_collision.core.mesh.triangle_mesh import Hood, TriangleMesh
+from capsule_collision.core.walk.walkthrough import walkthrough_many
 
-import core.sweep as sweep_mod
-from core.constants import SWEEP_LOWER_PRUNE_MIN_PAIRS
-from core.controller import CharacterController, ControllerSettings, batch_sweeper
-from core.hoods import HoodCache
-from core.mesh import Hood, TriangleMesh
-from core.walkthrough import walkthrough_many
 from tools import scenes
 
 

@@ -9,10 +9,9 @@ parallel to edges and shapes 10 km from the origin.
 
 import numpy as np
 import pytest
-
-from core.contact import CONTACT_CHUNK, capsule_triangle_many
-from core.mesh import TriangleMesh
-from core.mesh_contacts import exact_contacts
+from capsule_collision.core.geometry.contact import CONTACT_CHUNK, capsule_triangle_many
+from capsule_collision.core.mesh.contacts import exact_contacts
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 
 
 def _pairs(n, offset, seed):

@@ -3,9 +3,8 @@
 import math
 
 import pytest
-
-from core.controller import ControllerSettings
-from core.presets import (
+from capsule_collision.core.controller.controller import ControllerSettings
+from capsule_collision.core.controller.presets import (
     ENGINES,
     export,
     from_godot,

@@ -6,9 +6,8 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-
-from core import Capsule, ControllerSettings, TriangleMesh
-from core.report import (
+from capsule_collision.core import Capsule, ControllerSettings, TriangleMesh
+from capsule_collision.core.checks.report import (
     check_level,
     combine_levels,
     mark_baseline,
@@ -16,7 +15,7 @@ from core.report import (
     parse_frame_rates,
     run_checks,
 )
-from core.verdicts import CapsuleCheck, PathCheck
+from capsule_collision.core.checks.verdicts import CapsuleCheck, PathCheck
 
 jsonschema = pytest.importorskip("jsonschema")  # pinned in requirements.txt
 
@@ -156,7 +155,7 @@ def test_bad_frame_rates_are_rejected(bad):
 
 
 def test_frame_rate_differences_become_findings(monkeypatch):
-    from core import report as report_module
+    from capsule_collision.core import report as report_module
 
     def differing(mesh, points, settings, rates):
         return SimpleNamespace(rates=(30, 60, 120), consistent=False, verdicts={}, differences=[
@@ -178,8 +177,7 @@ def test_stair_and_ledge_sections_count_risers_and_runs():
     riser triangles: exactly one riser too high (0.45 m) and one tread too shallow (5 cm), one
     row each; the ledge section has one row per run, with its length and ends."""
     from audit_scenes import one_problem_scene
-
-    from core.audits import stair_audit
+    from capsule_collision.core.checks.audits import stair_audit
 
     mesh = one_problem_scene()
     report = check_level(mesh, ControllerSettings(), [], [], level="rooms",

@@ -3,10 +3,10 @@ Z-up level gets no warning (issue 12, "sanity warnings")."""
 
 import numpy as np
 import pytest
+from capsule_collision import core
+from capsule_collision.core import ControllerSettings, TriangleMesh
+from capsule_collision.core.checks.sanity import SanityWarning, level_warnings
 
-import core
-from core import ControllerSettings, TriangleMesh
-from core.sanity import SanityWarning, level_warnings
 from tools import scenes
 
 

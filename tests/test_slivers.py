@@ -26,8 +26,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import oracle  # noqa: E402
-
-from core import (  # noqa: E402
+from capsule_collision.core import (  # noqa: E402
     Capsule,
     TriangleMesh,
     capsule_triangle,
@@ -36,12 +35,12 @@ from core import (  # noqa: E402
     sphere_triangle,
     sweep_capsule_triangle,
 )
-from core.closest import (  # noqa: E402
+from capsule_collision.core.geometry.closest import (  # noqa: E402
     closest_point_triangle_many,
     closest_points_segment_triangle_many,
 )
-from core.contact import capsule_triangle_many  # noqa: E402
-from core.sweep import sweep_capsule_triangle_many  # noqa: E402
+from capsule_collision.core.geometry.contact import capsule_triangle_many  # noqa: E402
+from capsule_collision.core.geometry.sweep import sweep_capsule_triangle_many  # noqa: E402
 
 EPS = np.finfo(np.float64).eps
 FRAMES = {"unit": (1.0, 0.0), "10km": (1.0, 1e4), "0.1mm": (2.0**-13, 0.0)}

@@ -1,4 +1,4 @@
-"""Tests of core/sweep.py: swept capsule vs triangle, checked against the exact oracle.
+"""Tests of core/geometry/sweep.py: swept capsule vs triangle, checked against the exact oracle.
 
 Oracle cases: every case below is decided with tests/oracle.py (exact Fractions):
 200 hypothesis cases (grid and float coordinates, 10 km offsets, 0.1 mm scales, 30 m/frame
@@ -26,12 +26,14 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from capsule_collision import core
+from capsule_collision.core.geometry.shapes import Capsule, Hit
+from capsule_collision.core.geometry.sweep import (
+    sweep_capsule_triangle,
+    sweep_capsule_triangle_many,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import core
-from core.shapes import Capsule, Hit
-from core.sweep import sweep_capsule_triangle, sweep_capsule_triangle_many
 
 try:
     import oracle as O
@@ -496,7 +498,7 @@ def test_many_equals_scalar_elementwise():
 
 
 def test_large_batches_run_in_chunks_with_identical_results():
-    import core.sweep as sweep_module
+    from capsule_collision.core.geometry import sweep as sweep_module
 
     cases = _batch_cases()
     reps = sweep_module._CHUNK // len(cases) + 2  # more pairs than one chunk

@@ -4,10 +4,9 @@ per-pair capsules, small and chunked batches, and degenerate triangles."""
 
 import numpy as np
 import pytest
-
-import core.sweep as sweep_module
-from core.closest import triangle_record
-from core.sweep import sweep_capsule_triangle_many, sweep_records
+from capsule_collision.core.geometry import sweep as sweep_module
+from capsule_collision.core.geometry.closest import triangle_record
+from capsule_collision.core.geometry.sweep import sweep_capsule_triangle_many, sweep_records
 
 
 def _records(a, b, c):

@@ -4,12 +4,17 @@ brute force over every triangle with the generic kernel, including far from the 
 import numpy as np
 import pytest
 from brute_force import brute_sweep
+from capsule_collision.core.constants import (
+    SWEEP_CULL_CHUNK,
+    SWEEP_FEW_QUERIES,
+    SWEEP_PRUNE_MIN_PAIRS,
+)
+from capsule_collision.core.geometry import sweep as sweep_kernels
+from capsule_collision.core.geometry.shapes import Capsule
+from capsule_collision.core.geometry.sweep import sweep_capsule_triangle_many
+from capsule_collision.core.mesh import sweeps as mesh_sweeps
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 
-from core import mesh_sweeps
-from core.constants import SWEEP_CULL_CHUNK, SWEEP_FEW_QUERIES, SWEEP_PRUNE_MIN_PAIRS
-from core.mesh import TriangleMesh
-from core.shapes import Capsule
-from core.sweep import sweep_capsule_triangle_many
 from tools import scenes
 
 
@@ -86,16 +91,18 @@ def test_grazing_and_sliding_are_misses_on_the_mesh():
 
 
 def _count_routes(monkeypatch):
-    """Counts of the calls of each sweep route of core/mesh_sweeps.py (and of the kernel)."""
+    """Counts of the calls of each sweep route of core/mesh/sweeps.py and of the exact kernel
+    (core/geometry/sweep.py, looked up there at every call)."""
     calls = {"sweep_one": 0, "sweep_few": 0, "sweep_pairs": 0, "sweep_records": 0}
     for name in calls:
-        real = getattr(mesh_sweeps, name)
+        module = sweep_kernels if name == "sweep_records" else mesh_sweeps
+        real = getattr(module, name)
 
         def spy(*args, _real=real, _name=name, **kw):
             calls[_name] += 1
             return _real(*args, **kw)
 
-        monkeypatch.setattr(mesh_sweeps, name, spy)
+        monkeypatch.setattr(module, name, spy)
     return calls
 
 

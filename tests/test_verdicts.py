@@ -3,9 +3,8 @@ depth, the walk verdict and the findings."""
 
 import numpy as np
 import pytest
-
-from core import Capsule, ControllerSettings, TriangleMesh, walkthrough
-from core.verdicts import (
+from capsule_collision.core import Capsule, ControllerSettings, TriangleMesh, walkthrough
+from capsule_collision.core.checks.verdicts import (
     CAPSULE_EXPECTATIONS,
     MIN_REPORTED_DEPTH,
     WALK_EXPECTATIONS,
@@ -19,7 +18,7 @@ from core.verdicts import (
     walk_finding,
     walk_verdict,
 )
-from core.walkthrough import WalkEvent, WalkReport
+from capsule_collision.core.walk.walkthrough import WalkEvent, WalkReport
 
 
 def _floor_with_step(rise):

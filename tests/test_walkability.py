@@ -3,12 +3,19 @@ the slope limit's tolerance on float32 and far-from-origin data (issue 12)."""
 
 import numpy as np
 import pytest
+from capsule_collision.core.checks.walkability import (
+    CEILING,
+    STEEP,
+    WALKABLE,
+    WALL,
+    classify_triangles,
+    face_slopes,
+)
+from capsule_collision.core.constants import SLOPE_LIMIT_TOL_RAD
+from capsule_collision.core.controller.controller import ControllerSettings
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
+from capsule_collision.core.walk.walkthrough import walkthrough
 
-from core.constants import SLOPE_LIMIT_TOL_RAD
-from core.controller import ControllerSettings
-from core.mesh import TriangleMesh
-from core.walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
-from core.walkthrough import walkthrough
 from tools import scenes
 
 
@@ -161,7 +168,7 @@ def test_fast_classes_equal_the_exact_angle_rule():
     only near a class boundary: the classes must be the exact rule's everywhere, on a random
     soup, float32 45 degree ramps at 24 places within 50 m, faces at the wall band's edges, a
     collinear triangle and a sliver, for several limits and up vectors."""
-    from core.walkability import CLASSIFY_COS_MARGIN, _classes_from_angles
+    from capsule_collision.core.checks.walkability import CLASSIFY_COS_MARGIN, _classes_from_angles
 
     rng = np.random.default_rng(7)
     parts = [(rng.uniform(-5, 5, (3000, 3)), np.arange(3000).reshape(-1, 3))]
@@ -196,7 +203,7 @@ def test_faces_within_rounding_of_the_limit_follow_the_exact_angle():
     """400 faces whose exact angle lies within 3e-16 rad of the widened 45 degree bound: the
     normals alone misjudge some of them (rounding of the normalisation); the exact fallback
     near the bound must give the exact rule's class for every one."""
-    from core.walkability import _classes_from_angles
+    from capsule_collision.core.checks.walkability import _classes_from_angles
 
     rng = np.random.default_rng(1)
     n = 400

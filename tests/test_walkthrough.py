@@ -6,6 +6,17 @@ import json
 
 import numpy as np
 import pytest
+from capsule_collision.core.controller.controller import CharacterController, ControllerSettings
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
+from capsule_collision.core.walk.walkthrough import (
+    EVENT_KINDS,
+    WalkEvent,
+    WalkReport,
+    compare_frame_rates,
+    default_max_time,
+    walkthrough,
+    walkthrough_many,
+)
 from controller_scenes import (
     RATES,
     S,
@@ -18,18 +29,6 @@ from controller_scenes import (
     ramp_scene,
     stairs_scene,
     wall_scene,
-)
-
-from core.controller import CharacterController, ControllerSettings
-from core.mesh import TriangleMesh
-from core.walkthrough import (
-    EVENT_KINDS,
-    WalkEvent,
-    WalkReport,
-    compare_frame_rates,
-    default_max_time,
-    walkthrough,
-    walkthrough_many,
 )
 
 PATH = [[0.0, 0.0, 0.0], [7.0, 0.0, 0.0]]
@@ -323,7 +322,7 @@ def test_workers_raise_a_childs_error_here(monkeypatch):
     import os
     import sys
 
-    wt = sys.modules["core.walker"]
+    wt = sys.modules["capsule_collision.core.walk.walker"]
     parent = os.getpid()
     run = wt.Walker.run
 
@@ -518,7 +517,7 @@ def test_a_walk_starting_50_m_up_lands_before_it_reaches_the_goal(hz):
 def test_fell_out_of_level_either_side_of_the_fall_distance():
     """No floor within FALL_OUT_OF_LEVEL_DISTANCE below (a capsule sweep from the foot once
     it dropped step_height) ends the walk; a floor just within it is landed on."""
-    from core.walker import FALL_OUT_OF_LEVEL_DISTANCE as reach
+    from capsule_collision.core.walk.walker import FALL_OUT_OF_LEVEL_DISTANCE as reach
 
     mesh = TriangleMesh(*merge([grid(-5, 5, -5, 5), grid(20, 21, 20, 21, z=reach + 10.0)]))
     path = [[0, 0, 0], [1, 0, 0]]

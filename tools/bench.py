@@ -29,14 +29,12 @@ import time
 import tracemalloc
 
 import numpy as np
+from capsule_collision.core.geometry.contact import capsule_triangle_many
+from capsule_collision.core.geometry.shapes import Capsule
+from capsule_collision.core.geometry.sweep import sweep_capsule_triangle_many
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from core.contact import capsule_triangle_many  # noqa: E402
-from core.mesh import TriangleMesh  # noqa: E402
-from core.shapes import Capsule  # noqa: E402
-from core.sweep import sweep_capsule_triangle_many  # noqa: E402
-from tools import scenes  # noqa: E402
+from tools import scenes
 
 
 def _median_time(fn, repeat):

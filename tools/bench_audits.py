@@ -11,18 +11,17 @@ Usage:  python tools/bench_audits.py [--quick] [--cells N]
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-
-from scenes import stairs_ramps_block, terrain  # noqa: E402
-
-from core.audits import headroom_audit, ledge_audit, stair_audit, stand_test  # noqa: E402
-from core.mesh import TriangleMesh  # noqa: E402
+from capsule_collision.core.checks.audits import (
+    headroom_audit,
+    ledge_audit,
+    stair_audit,
+    stand_test,
+)
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
+from scenes import stairs_ramps_block, terrain
 
 TARGET_SECONDS = 5.0  # per audit, on the 2M-triangle grid
 

@@ -34,15 +34,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
+from capsule_collision.core.controller import presets
+from capsule_collision.core.controller.controller import CharacterController
+from capsule_collision.core.controller.settings import ControllerSettings
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
+from capsule_collision.core.walk.walkthrough import walkthrough_many
 
-from core import presets  # noqa: E402
-from core.controller import CharacterController  # noqa: E402
-from core.mesh import TriangleMesh  # noqa: E402
-from core.settings import ControllerSettings  # noqa: E402
-from core.walkthrough import walkthrough_many  # noqa: E402
-from tools import engine_lanes  # noqa: E402
+from engine_lanes import KINDS, LIMIT_KINDS, SPEED, limit_lanes, merge, other_lanes
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ENGINES = ("jolt", "rapier")
 MODELS = ("exact", "jolt", "rapier")
@@ -50,7 +50,7 @@ LANE_PITCH = 12.0  # metres between the lanes of one job (side by side along y)
 END_AGREE = 0.1  # metres: end positions "agree" within this (issue 20's target)
 # The character and controller every engine and model walks with (the engines README's).
 CHARACTER = dict(radius=0.35, height=1.8, step_height=0.35, max_slope_deg=45.0,
-                 speed=engine_lanes.SPEED, gravity=9.81, snap_distance=0.4, skin_width=0.02,
+                 speed=SPEED, gravity=9.81, snap_distance=0.4, skin_width=0.02,
                  min_step_depth=0.15)
 
 
@@ -117,7 +117,7 @@ def make_job(kind, lanes) -> Job:
         parts.append((lane.vertices + off, lane.triangles))
         starts.append(np.add(lane.start, off))
         goals.append(np.add(lane.goal, off))
-    v, t = engine_lanes.merge(parts)
+    v, t = merge(parts)
     return Job(kind, lanes, v, t, np.array(starts), np.array(goals))
 
 
@@ -218,7 +218,7 @@ def run(kinds, rates, keep=None, engines=True, out=print) -> dict:
         out(f"engines skipped: {missing}")
     folder = keep or tempfile.mkdtemp(prefix="bench_engines_")
     os.makedirs(folder, exist_ok=True)
-    lanes = engine_lanes.limit_lanes() + engine_lanes.other_lanes()
+    lanes = limit_lanes() + other_lanes()
     speed = {k: [0, 0.0] for k in ("batched", "single", *ENGINES)}
     results = {}
     for hz in rates:
@@ -312,7 +312,7 @@ def _cell(o: Outcome, engine=False) -> str:
 
 
 def print_summary(results, rates, out=print):
-    limit = [k for k in engine_lanes.LIMIT_KINDS if k in results[rates[0]]]
+    limit = [k for k in LIMIT_KINDS if k in results[rates[0]]]
     out("\n## Agreement on the limit lanes (verdicts equal; of those, ends within "
         f"{END_AGREE} m; largest end distance)\n")
     out("| rate | model | vs Jolt | vs Rapier | differs from both engines where they agree |")
@@ -348,16 +348,16 @@ def print_speed(speed, out=print):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rates", default="60", help="frame rates, Hz, comma separated")
-    ap.add_argument("--kinds", default=",".join(engine_lanes.KINDS))
+    ap.add_argument("--kinds", default=",".join(KINDS))
     ap.add_argument("--keep", help="write the jobs and engine outputs into this folder")
     ap.add_argument("--no-engines", action="store_true", help="walk only our models")
     ap.add_argument("--summary", action="store_true", help="no per-lane tables")
     a = ap.parse_args(argv)
     rates = [int(x) for x in a.rates.split(",")]
     kinds = [k for k in a.kinds.split(",") if k]
-    unknown = set(kinds) - set(engine_lanes.KINDS)
+    unknown = set(kinds) - set(KINDS)
     if unknown:
-        ap.error(f"unknown lane kinds {sorted(unknown)}; expected {engine_lanes.KINDS}")
+        ap.error(f"unknown lane kinds {sorted(unknown)}; expected {KINDS}")
     results = run(kinds, rates, a.keep, not a.no_engines)
     for hz in rates:
         if not a.summary:

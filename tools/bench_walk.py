@@ -21,16 +21,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
 import numpy as np
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from core.controller import CharacterController  # noqa: E402
-from core.settings import ControllerSettings  # noqa: E402
-from core.walkthrough import walkthrough_many  # noqa: E402
+from capsule_collision.core.controller.controller import CharacterController
+from capsule_collision.core.controller.settings import ControllerSettings
+from capsule_collision.core.walk.walkthrough import walkthrough_many
 
 TARGET_SINGLE = 2_000.0  # steps / s, one agent
 TARGET_MANY = 50_000.0  # agent-steps / s, 256 agents
@@ -116,7 +112,7 @@ def blocked_vs_open(repeats=REPEATS, dt=1.0 / 60.0):
     """((open steps/s, mesh calls/step, report), (blocked steps/s, mesh calls/step, report)):
     one character walking 12 m along the floor, one pushing into the wall from 0.1 m before
     it until it is stuck (1 s after its last progress); each the fastest of ``repeats``."""
-    from core.mesh import TriangleMesh
+    from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 
     mesh = TriangleMesh(*wall_floor())
     s = ControllerSettings()
@@ -225,7 +221,7 @@ def main(argv=None):
 
     table = scenes.QUICK_SCENES if args.quick else scenes.SCENES
     name = args.scene or ("terrain_small" if args.quick else "terrain_1M")
-    from core.mesh import TriangleMesh
+    from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 
     t0 = time.perf_counter()
     mesh = TriangleMesh(*table[name]())

@@ -51,8 +51,8 @@ for _p in (ROOT, TOOLS):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-from core import ControllerSettings, presets  # noqa: E402  (validation only, before Blender)
-from core.report import (  # noqa: E402
+from capsule_collision.core import ControllerSettings, presets  # noqa: E402  (validation only, before Blender)
+from capsule_collision.core.checks.report import (  # noqa: E402
     CHECKS,
     DEFAULT_CHECKS,
     REPORT_FORMAT,
@@ -60,7 +60,7 @@ from core.report import (  # noqa: E402
     mark_baseline,
     parse_checks,
 )
-from core.verdicts import (  # noqa: E402
+from capsule_collision.core.checks.verdicts import (  # noqa: E402
     MIN_REPORTED_DEPTH,
     parse_capsule_expectation,
     parse_min_depth,
@@ -381,7 +381,7 @@ def build_job(args) -> Job:
     try:
         checks = parse_checks(args.checks)
         min_depth = parse_min_depth(args.min_depth, "--min-depth")
-        from core.report import parse_frame_rates  # noqa: PLC0415
+        from capsule_collision.core.checks.report import parse_frame_rates  # noqa: PLC0415
 
         rates = parse_frame_rates(args.frame_rates)
     except ValueError as exc:
@@ -452,8 +452,8 @@ def check_one(bpy, level: Level, job: Job, work_dir: str, say, png_name: str | N
     import numpy as np  # noqa: PLC0415
 
     core = blender_session.extension_module("core")
-    report_mod = blender_session.extension_module("core.report")
-    verdicts = blender_session.extension_module("core.verdicts")
+    report_mod = blender_session.extension_module("core.checks.report")
+    verdicts = blender_session.extension_module("core.checks.verdicts")
     spec = level.spec
     say(f"level {level.display}: loading")
     t0 = time.perf_counter()

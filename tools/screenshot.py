@@ -19,10 +19,9 @@ import os
 import pathlib
 import sys
 
-TOOLS = pathlib.Path(__file__).resolve().parent
-sys.path.insert(0, str(TOOLS))
+from bench_blender import load_extension
 
-from bench_blender import load_extension  # noqa: E402
+TOOLS = pathlib.Path(__file__).resolve().parent
 
 # Camera over the course: the sample's lanes run along +X side by side in Y (x -1..9,
 # y -1..34); seen from the -X side, high up, the whole course fits a 2:1 picture.

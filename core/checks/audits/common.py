@@ -1,0 +1,272 @@
+"""Shared pieces of the level audits: constants, chunked batch queries, candidate foot points.
+
+Frame and units: world space, metres; ``settings.up`` is up. Nothing here loops over faces
+in Python: every function takes (K, ...) arrays and issues batched mesh queries in chunks of
+``AUDIT_CHUNK`` rows (bounds temporary memory).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...controller.settings import ControllerSettings
+from ..walkability import WALKABLE, classify_triangles
+
+AUDIT_CHUNK = 16384  # capsules / rays per batched query (bounds temporary memory)
+
+# Candidate foot points per tested face: the centroid, the three vertices pulled towards the
+# centroid by CANDIDATE_INSET (a point on the face, not on its edge, so a neighbour sharing
+# the vertex cannot decide it) and the three edge midpoints pulled in likewise.
+CANDIDATE_INSET = 0.1  # fraction of the way from a vertex / edge midpoint to the centroid
+N_CANDIDATES = 7
+
+
+# Lift of probe ray origins above the surface they start from, metres (as the controller's
+# STEP_PROBE_OFFSET: 1 cm, above float noise on levels within 10 km, below any modelled step).
+PROBE_LIFT = 0.01
+
+EMPTY_I = np.empty(0, np.int64)
+
+
+def settings_or_default(settings) -> ControllerSettings:
+    """``settings`` or the default ControllerSettings."""
+    return settings if settings is not None else ControllerSettings()
+
+
+def walkable_faces(mesh, settings=None) -> np.ndarray:
+    """(M,) int64 indices of the WALKABLE faces of ``mesh`` under ``settings`` (slope, up)."""
+    s = settings_or_default(settings)
+    return np.flatnonzero(face_classes(mesh, s) == WALKABLE)
+
+
+def face_classes(mesh, settings) -> np.ndarray:
+    """(T,) int8 WALKABLE..CEILING of every triangle: ``classify_triangles`` with the
+    settings' slope limit and up (one rule for the audits, the controller and the report)."""
+    return classify_triangles(mesh, settings.max_slope_deg, settings.up)
+
+
+def as_faces(mesh, faces, name="faces") -> np.ndarray:
+    """``faces`` as a validated (K,) int64 array of triangle indices of ``mesh``."""
+    f = np.asarray(faces)
+    if f.ndim > 1 or (f.size and not np.issubdtype(f.dtype, np.integer)):
+        raise ValueError(f"{name} must be a 1-D sequence of triangle indices")
+    f = f.astype(np.int64).ravel()
+    if f.size and (f.min() < 0 or f.max() >= mesh.n_triangles):
+        raise ValueError(f"{name} must index triangles 0..{mesh.n_triangles - 1}")
+    return f
+
+
+def raycast_chunks(mesh, origins, directions, max_distance):
+    """First hits of K rays in chunks: (time (K,) metres, inf = miss; triangle (K,) -1 = miss).
+
+    max_distance : scalar or (K,) metres."""
+    k = origins.shape[0]
+    t = np.full(k, np.inf)
+    tri = np.full(k, -1, np.int64)
+    md = np.broadcast_to(np.asarray(max_distance, float), (k,))
+    for i in range(0, k, AUDIT_CHUNK):
+        sl = slice(i, i + AUDIT_CHUNK)
+        r = mesh.raycast_many(origins[sl], directions[sl], md[sl])
+        t[sl] = r.time
+        tri[sl] = r.triangle
+    return t, tri
+
+
+def contacts_chunks(mesh, a, b, radius):
+    """Penetrating (capsule, triangle) pairs of K capsules in chunks: (query, triangle, depth,
+    normal) flat arrays as ``capsule_contacts_many`` gives them (query indexes ``a``)."""
+    qs, ts, ds, ns = [EMPTY_I], [EMPTY_I], [np.empty(0)], [np.empty((0, 3))]
+    for i in range(0, a.shape[0], AUDIT_CHUNK):
+        cb = mesh.capsule_contacts_many(a[i:i + AUDIT_CHUNK], b[i:i + AUDIT_CHUNK], radius)
+        qs.append(cb.query + i)
+        ts.append(cb.triangle)
+        ds.append(cb.depth)
+        ns.append(cb.normal)
+    return np.concatenate(qs), np.concatenate(ts), np.concatenate(ds), np.concatenate(ns)
+
+
+def face_candidates(mesh, faces) -> np.ndarray:
+    """(K, N_CANDIDATES, 3) foot points on each face: centroid, inset vertices, inset edge
+    midpoints (all inside the closed face)."""
+    v = mesh.vertices[mesh.triangles[faces]]  # (K, 3, 3)
+    c = v.mean(axis=1, keepdims=True)
+    mids = 0.5 * (v + np.roll(v, -1, axis=1))
+    pts = np.concatenate([c, v, mids], axis=1)
+    return c + (pts - c) * (1.0 - CANDIDATE_INSET)
+
+
+# The foot ring (stand test, last resort): the capsule resting on a face's boundary with its
+# axis beyond it, at these fractions of its radius (horizontally), beyond these points along
+# each edge and beyond each vertex. A face is stood on when its foot overlaps the face: the
+# axis less than ``radius`` from it (the controller stands on an edge while its axis is
+# within radius of it). 0.95: just inside that range.
+RING_DISTANCES = (0.5, 0.75, 0.95)
+RING_ALONG = (0.15, 0.5, 0.85)
+
+
+def foot_ring(mesh, faces, settings):
+    """Lower-sphere centres (K, N, 3) of the capsule resting on the boundary of ``faces`` with
+    its axis RING_DISTANCES * radius beyond RING_ALONG points of each edge and beyond each
+    vertex, the sphere ``skin_width`` off the boundary point; and the axis foot points
+    (K, N, 3) (the boundary point moved out, at its height)."""
+    s = settings
+    u = s.up_vector
+    v = mesh.vertices[mesh.triangles[faces]]  # (K, 3, 3)
+    w = np.roll(v, -1, axis=1)
+    t = np.asarray(RING_ALONG)
+    pts = v[:, :, None] + t[None, None, :, None] * (w - v)[:, :, None]  # (K, 3, A, 3)
+    out = np.cross(w - v, u)
+    out -= (out @ u)[..., None] * u
+    ol = np.sqrt((out * out).sum(-1, keepdims=True))
+    out = out / np.where(ol > 0.0, ol, 1.0)
+    cen = v.mean(axis=1, keepdims=True)
+    away = ((0.5 * (v + w) - cen) * out).sum(-1, keepdims=True)
+    out = out * np.where(away < 0.0, -1.0, 1.0)
+    corner = v - cen
+    corner -= (corner @ u)[..., None] * u
+    cl = np.sqrt((corner * corner).sum(-1, keepdims=True))
+    corner = corner / np.where(cl > 0.0, cl, 1.0)
+    k = faces.size
+    base = np.concatenate([pts.reshape(k, -1, 3), v], axis=1)  # (K, 3A + 3, 3)
+    dirs = np.concatenate([np.repeat(out, t.size, axis=1), corner], axis=1)
+    feet, centres = [], []
+    for f in RING_DISTANCES:
+        d = f * s.radius
+        lift = math.sqrt((s.radius + s.skin_width) ** 2 - d * d)
+        foot = base + dirs * d
+        feet.append(foot)
+        centres.append(foot + u * lift)
+    return np.concatenate(centres, axis=1), np.concatenate(feet, axis=1)
+
+
+def up_normals(mesh, faces, u) -> np.ndarray:
+    """(K, 3) unit face normals turned to the side of ``u``."""
+    n = mesh.normals[faces]
+    return n * np.where(n @ u < 0.0, -1.0, 1.0)[:, None]
+
+
+def column_rays(mesh, points, u, reach):
+    """Rays straight up from ``points`` (K, 3) + PROBE_LIFT: (clearance (K,) metres from the
+    point, inf = nothing within ``reach``; triangle (K,); inside (K,) bool).
+
+    ``inside``: the first face met is seen from behind (its outward normal points up, along
+    the ray): the point lies inside a closed solid (a floor face under a box standing on it,
+    a tread buried in the next step's block). Such points are not places a character can
+    be, so audits skip them. Relies on outward winding, as the controller's step probe does.
+    """
+    k = points.shape[0]
+    t, tri = raycast_chunks(mesh, points + u * PROBE_LIFT, np.tile(u, (k, 1)), reach)
+    face_up = np.where(tri >= 0, mesh.normals[np.maximum(tri, 0)] @ u, -1.0)
+    inside = (tri >= 0) & (face_up > 0.0)
+    return t + PROBE_LIFT, tri, inside
+
+
+def column_reach(mesh, points, u) -> np.ndarray:
+    """(K,) metres from each point up to just above the mesh's highest vertex (the ray length
+    that always finds the top of a solid the point is inside)."""
+    top = float((mesh.vertices @ u).max())
+    return np.maximum(top - points @ u, 0.0) + 1.0
+
+
+def horizontal_frame(u):
+    """Two unit vectors (e1, e2) completing ``u`` to a right-handed orthonormal frame."""
+    helper = np.array([1.0, 0.0, 0.0]) if abs(u[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    e1 = np.cross(u, helper)
+    e1 /= math.sqrt(e1 @ e1)
+    return e1, np.cross(u, e1)
+
+
+def components(n: int, a, b) -> np.ndarray:
+    """(n,) int64 connected-component label (the smallest member) of n nodes joined by the
+    edges a[i]-b[i]: min-label hooking plus pointer jumping, O(log n) rounds of array ops."""
+    label = np.arange(n, dtype=np.int64)
+    a = np.asarray(a, np.int64)
+    b = np.asarray(b, np.int64)
+    while True:
+        la, lb = label[a], label[b]
+        lo, hi = np.minimum(la, lb), np.maximum(la, lb)
+        if not (lo != hi).any():
+            return label
+        np.minimum.at(label, hi, lo)
+        while True:  # pointer jumping: every node points at its root
+            nxt = label[label]
+            if (nxt == label).all():
+                break
+            label = nxt
+
+
+COPLANAR_COS = 1.0 - 1e-9  # two faces are one polygon's triangles: normals this close...
+COPLANAR_DIST = 1e-6  # ...and the other face's vertices this near the plane, metres
+
+
+def weld_vertices(vertices):
+    """Merge vertices at exactly equal positions: (positions (W, 3), id (N,) int64 into them)."""
+    order = np.lexsort(vertices.T[::-1])
+    sv = vertices[order]
+    new = np.r_[True, (sv[1:] != sv[:-1]).any(1)]
+    ids = np.empty(vertices.shape[0], np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return sv[new], ids
+
+
+def weld_faces(mesh, faces):
+    """Weld only the vertices ``faces`` (K,) use: (positions (W, 3), corner ids (K, 3) into
+    them; corners at exactly equal positions share an id)."""
+    used, inv = np.unique(mesh.triangles[faces], return_inverse=True)
+    pos, ids = weld_vertices(mesh.vertices[used])
+    return pos, ids[inv.ravel()].reshape(-1, 3)
+
+
+# A fixed direction to key vertex positions by one float: equal positions give equal keys
+# (a prefilter; welding decides exactly). Irrational-looking components so that different
+# grid positions rarely collide.
+POSITION_KEY = np.array([1.0, 0.7548776662466927, 0.5698402909980532])
+
+
+def faces_touching(mesh, faces, few):
+    """The ``faces`` (K,) sharing a vertex position with one of ``few`` (``few`` included
+    when in ``faces``). Welds only the vertices of the faces whose key may match."""
+    if not few.size:
+        return faces[:0]
+    key = mesh.vertices @ POSITION_KEY
+    near = np.isin(key, key[mesh.triangles[few]].ravel())
+    sub = faces[near[mesh.triangles[faces]].any(1)]
+    both = np.concatenate([few, sub])
+    _, wid = weld_faces(mesh, both)
+    mark = np.zeros(int(wid.max()) + 1, bool)
+    mark[wid[:few.size].ravel()] = True
+    return sub[mark[wid[few.size:]].any(1)]
+
+
+def polygon_partners(mesh, faces):
+    """Pairs (a, b) of ``faces`` sharing an edge (welded vertices) and lying in one plane:
+    triangles of one polygon (a quad or n-gon split by the exporter), both directions."""
+    if not faces.size:
+        return faces[:0], faces[:0]
+    _, wt = weld_faces(mesh, faces)
+    e0 = wt.reshape(-1)
+    e1 = np.roll(wt, -1, axis=1).reshape(-1)
+    key = np.minimum(e0, e1) * (int(wt.max()) + 1) + np.maximum(e0, e1)
+    owner = np.repeat(faces, 3)
+    order = np.argsort(key, kind="stable")
+    key, owner = key[order], owner[order]
+    same = np.flatnonzero(key[1:] == key[:-1])
+    a, b = owner[same], owner[same + 1]
+    n = mesh.normals
+    v = mesh.vertices[mesh.triangles[b]]
+    dist = np.abs(((v - mesh.vertices[mesh.triangles[a, 0]][:, None]) * n[a][:, None]).sum(-1))
+    flat = ((n[a] * n[b]).sum(1) >= COPLANAR_COS) & (dist.max(1) <= COPLANAR_DIST)
+    a, b = a[flat], b[flat]
+    return np.concatenate([a, b]), np.concatenate([b, a])
+
+
+def min3(a, b, c):
+    """Element-wise minimum of three arrays (faster than ``.min(axis=1)`` on (K, 3) rows)."""
+    return np.minimum(np.minimum(a, b), c)
+
+
+def max3(a, b, c):
+    """Element-wise maximum of three arrays."""
+    return np.maximum(np.maximum(a, b), c)

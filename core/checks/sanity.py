@@ -1,0 +1,151 @@
+"""Sanity warnings about a whole level: is it the right way up, and is it in metres?
+
+Every verdict of ``core`` assumes metres and a known ``up`` (README.md, Decisions). A level exported
+with another up axis (Y-up read as Z-up) or in centimetres gives verdicts that are silently
+wrong: no floor is walkable, or every step is 100 times too high. ``level_warnings`` says so
+in words, once, so that the extension and the CLI can show it before any verdict.
+
+Checks (thresholds in core/constants.py, each with its reason):
+* ``up_axis``: the area of faces that would be walkable if another coordinate axis (+-X,
+  +-Y, +-Z, except ``up`` itself) were up exceeds SANITY_UP_AREA_RATIO times the area walkable
+  along ``up``, and is at least SANITY_UP_MIN_FRACTION of the level's area: the walkable area
+  lies mostly across another axis (a Y-up export read as Z-up puts every floor on a wall).
+* ``centimetres``: the level's walls are mostly taller than SANITY_WALL_HEIGHTS character
+  heights (the area-weighted median height of its walls, a wall being the wall faces of one
+  plane: a 180-unit door, a 300-unit storey), or its largest extent exceeds
+  SANITY_MAX_EXTENT metres (no game level is that large; 100 km is a 1 km level in
+  centimetres).
+A level in metres with ``up`` right gets no warning.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..constants import (
+    SANITY_MAX_EXTENT,
+    SANITY_UP_AREA_RATIO,
+    SANITY_UP_MIN_FRACTION,
+    SANITY_WALL_HEIGHTS,
+    WALL_TOLERANCE_DEG,
+)
+from ..geometry.validate import as_point
+
+__all__ = ["SanityWarning", "level_warnings"]
+
+_AXIS_NAMES = ("+X", "-X", "+Y", "-Y", "+Z", "-Z")
+_AXES = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], float)
+# Fallbacks when no settings are given: ControllerSettings' defaults (metres, degrees).
+_DEFAULT_HEIGHT = 1.8
+_DEFAULT_SLOPE_DEG = 45.0
+
+
+class SanityWarning(NamedTuple):
+    """One warning about a whole level: ``code`` ("up_axis" or "centimetres"), ``message`` a
+    sentence for a designer (what looks wrong, the evidence, what to do)."""
+
+    code: str
+    message: str
+
+
+def _face_data(mesh):
+    """Unit normals (M, 3) (zero for zero-area faces and slivers), areas (M,) and the corners
+    (M, 3, 3) of ``mesh``'s triangles."""
+    corners = mesh.vertices[mesh.triangles]
+    return np.asarray(mesh.normals), np.asarray(mesh.areas), corners
+
+
+def _up_axis_warning(normals, areas, up, cos_walk):
+    total = float(areas.sum())
+    if total <= 0.0:
+        return None
+    walk_up = float(areas[normals @ up >= cos_walk].sum())
+    best, best_area = None, 0.0
+    for name, axis in zip(_AXIS_NAMES, _AXES, strict=True):
+        if axis @ up >= cos_walk:  # up itself (or within the slope limit of it)
+            continue
+        area = float(areas[normals @ axis >= cos_walk].sum())
+        if area > best_area:
+            best, best_area = name, area
+    if best is None or best_area < SANITY_UP_MIN_FRACTION * total:
+        return None
+    if best_area <= SANITY_UP_AREA_RATIO * walk_up:
+        return None
+    return SanityWarning(
+        "up_axis",
+        f"{100 * best_area / total:.0f}% of the level's area would be walkable floor if "
+        f"{best} were up, against {100 * walk_up / total:.0f}% along up = "
+        f"{tuple(round(float(x), 3) for x in up)}: the level looks exported with another up "
+        f"axis (a Y-up export read as Z-up?). Re-export it Z-up or pass the right up.")
+
+
+def _median_wall_height(normals, areas, corners, up, extent):
+    """Area-weighted median height (along up) of the level's walls. Walls are exported
+    subdivided, so a wall is the group of wall faces sharing one plane (normal to 1e-3, offset
+    to 1e-4 of the level's extent); its height is the group's extent along up."""
+    offset = np.einsum("ij,ij->i", normals, corners[:, 0])
+    key = np.concatenate([np.round(normals * 1e3),
+                          np.round(offset * (1e4 / max(extent, 1e-300)))[:, None]], axis=1)
+    _, group = np.unique(key, axis=0, return_inverse=True)
+    group = group.ravel()  # (W,) on every numpy version
+    z = corners @ up  # (W, 3)
+    lo = np.full(group.max() + 1, np.inf)
+    hi = np.full(group.max() + 1, -np.inf)
+    np.minimum.at(lo, group, z.min(1))
+    np.maximum.at(hi, group, z.max(1))
+    wall_height = (hi - lo)[group]
+    order = np.argsort(wall_height)
+    weight = np.cumsum(areas[order])
+    return float(wall_height[order][np.searchsorted(weight, 0.5 * weight[-1])])
+
+
+def _centimetre_warning(normals, areas, corners, up, height):
+    lo = corners.reshape(-1, 3).min(0)
+    hi = corners.reshape(-1, 3).max(0)
+    extent = float((hi - lo).max()) if corners.size else 0.0
+    if extent > SANITY_MAX_EXTENT:
+        return SanityWarning(
+            "centimetres",
+            f"the level is {extent:,.0f} units across; read as metres that is larger than "
+            f"any game level ({SANITY_MAX_EXTENT:,.0f} m): it looks authored in centimetres "
+            f"(or millimetres). Scale it to metres (x 0.01 for centimetres).")
+    sin_wall = np.sin(np.radians(WALL_TOLERANCE_DEG))
+    wall = (np.abs(normals @ up) <= sin_wall) & (areas > 0.0)
+    if not wall.any():
+        return None
+    median = _median_wall_height(normals[wall], areas[wall], corners[wall], up, extent)
+    if median <= SANITY_WALL_HEIGHTS * height:
+        return None
+    return SanityWarning(
+        "centimetres",
+        f"half of the level's wall area is in walls taller than {median:,.0f} units, "
+        f"{median / height:.0f} character heights ({height} m): read as metres the walls "
+        f"are towers; the level looks authored in centimetres (a 180-unit door). Scale it "
+        f"to metres (x 0.01 for centimetres).")
+
+
+def level_warnings(mesh, settings=None, up=(0.0, 0.0, 1.0)) -> list[SanityWarning]:
+    """Warnings about the whole level ``mesh`` (a TriangleMesh, metres expected).
+
+    settings : ControllerSettings or None (its ``height`` and ``max_slope_deg``; defaults
+        1.8 m and 45 deg). up : (3,) non-zero, the level's up (normalised here).
+    Returns a list of SanityWarning(code, message), empty for a metre level the right way
+    up; at most one warning per code. Raises ValueError for a bad ``up``.
+    """
+    up = as_point(up, "up")
+    n2 = float(up @ up)
+    if n2 == 0.0:
+        raise ValueError("up must be a non-zero vector")
+    up = up / np.sqrt(n2)
+    height = float(getattr(settings, "height", _DEFAULT_HEIGHT))
+    slope = float(getattr(settings, "max_slope_deg", _DEFAULT_SLOPE_DEG))
+    cos_walk = float(np.cos(np.radians(min(slope, 89.0))))
+    normals, areas, corners = _face_data(mesh)
+    out = []
+    for warning in (_up_axis_warning(normals, areas, up, cos_walk),
+                    _centimetre_warning(normals, areas, corners, up, height)):
+        if warning is not None:
+            out.append(warning)
+    return out

@@ -1,0 +1,252 @@
+"""Simulated walk-through: a character controller follows a path and reports what stops it.
+
+Frame and units: world space, metres, seconds, degrees; ``settings.up`` is up.
+
+``walkthrough(mesh, path, settings)`` puts the character's foot (lowest point of the upright
+capsule) at ``path[0]``, steers it horizontally toward each next path point at
+``speed`` under gravity, and records every frame: foot position, grounded flag, ground
+state and ground normal. It ends with ``reached_goal`` (standing on ground, foot within
+``settings.radius`` horizontally of the last point), ``stuck`` (less than STUCK_MIN_PROGRESS m
+of progress along the path in STUCK_SECONDS), ``fell_out_of_level``, or ``max_time`` (default
+3 x path length / speed + WALK_TIME_SLACK seconds).
+
+Events (``WalkEvent(kind, time, position, value, triangle)``):
+
+- ``blocked``: less than BLOCKED_PROGRESS_FRACTION of the desired step was made against an
+  obstacle that is neither a step, a steep slope nor a low ceiling (a wall). value: None.
+- ``step_too_high``: blocked by an obstacle whose top is more than ``step_height`` above the
+  floor (value: that rise, m), or whose riser is climbable but whose tread is shallower than
+  ``min_step_depth`` (value: the rise ``min_step_depth`` past the riser, m).
+- ``slope_too_steep``: blocked by, or standing on, a face steeper than ``max_slope_deg``
+  (value: the face's angle from up, degrees).
+- ``fell``: landed (or ended the walk, or left the level) more than ``step_height`` below the
+  last ground height (value: the drop, m).
+- ``fell_out_of_level``: airborne more than ``step_height`` below the last floor with no
+  floor within FALL_OUT_OF_LEVEL_DISTANCE straight below (a capsule sweep), or below the
+  mesh by FALL_OUT_OF_WORLD; ends the walk (value: the drop so far, m; a ``fell`` with the
+  same drop comes with it).
+- ``ceiling_too_low``: blocked by an overhang under which the clearance (floor to ceiling,
+  measured by rays just past the obstacle) is less than ``height`` (value: clearance, m).
+- ``stuck``: no progress for STUCK_SECONDS (value: seconds since the last progress).
+- ``reached_goal``: standing on walkable ground (``on_ground``) with the foot within
+  ``radius`` horizontally of the last path point (a character flying over the goal, or
+  sliding down a slope at it, has not reached it); value: that distance, m.
+
+``WalkReport.ended_airborne`` says whether the walk ended in the air.
+
+An event of a kind is not repeated while the character stays within 2 x radius of where that
+kind last fired. ``triangle`` is the mesh triangle that caused it (-1 if none).
+
+``walkthrough_many`` steps N characters in lock-step: every controller phase is one batched
+mesh call for all of them. ``compare_frame_rates`` runs a walk at 30/60/120 Hz and reports
+where the verdicts differ.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+
+import numpy as np
+
+from ..controller.controller import CharacterController
+from ..controller.settings import ControllerSettings
+from ..geometry.validate import as_points
+from .report import EVENT_KINDS, FrameRateReport, WalkEvent, WalkReport
+from .walker import Walker, default_max_time_many
+
+__all__ = ["walkthrough", "walkthrough_many", "compare_frame_rates", "default_max_time",
+           "default_max_time_many", "EVENT_KINDS", "WalkEvent", "WalkReport", "FrameRateReport"]
+
+
+def _as_path(path, name="path") -> np.ndarray:
+    p = as_points(path, name)
+    if p.shape[0] < 1:
+        raise ValueError(f"{name} needs at least one point")
+    return p
+
+
+def default_max_time(path, speed: float) -> float:
+    """Default walk time limit for ``path`` (K, 3) at ``speed`` m/s, seconds."""
+    p = _as_path(path)
+    length = float(np.sqrt(((p[1:] - p[:-1]) ** 2).sum(1)).sum())
+    return float(default_max_time_many(length, float(speed)))
+
+
+def walkthrough(mesh, path, settings: ControllerSettings | None = None, speed=None,
+                dt: float = 1.0 / 60.0, max_time=None) -> WalkReport:
+    """Walk one character along ``path`` (K, 3) foot waypoints, metres. See module docstring.
+
+    speed : m/s (default settings.speed); dt : seconds per frame (> 0);
+    max_time : seconds (default 3 x path length / speed + WALK_TIME_SLACK).
+    """
+    return walkthrough_many(mesh, [path], settings, speed=speed, dt=dt, max_time=max_time)[0]
+
+
+def walkthrough_many(mesh, paths, settings: ControllerSettings | None = None, speed=None,
+                     dt: float = 1.0 / 60.0, max_time=None, controller=None,
+                     workers: int = 1) -> list:
+    """Walk N characters in lock-step, one path each; returns a list of N WalkReports.
+
+    paths : sequence of (K_i, 3) arrays (or an (N, K, 3) array). Each controller phase is
+    one batched mesh query for all characters still walking. ``max_time`` may be a scalar or
+    (N,) seconds. Identical to N calls of ``walkthrough`` up to float rounding of batched
+    kernels.
+
+    controller : an existing CharacterController to walk with (its mesh-call counter and
+    caches are shared); it must move through ``mesh`` with ``settings`` when those are given
+    (ValueError otherwise; pass ``mesh=None, settings=None`` to use the controller's).
+
+    workers : processes sharing the characters (default 1: this process only). With
+    ``workers > 1`` the characters are dealt round-robin into ``workers`` shares; this
+    process walks the first and processes forked from it (copy-on-write: the mesh is not
+    copied or pickled) walk the others, each share in lock-step. The reports are those of
+    ``workers=1``, in the same order: a character's mesh answers do not depend on the batch
+    it is in (bit for bit with this numpy, as the tests check; see the note above on float
+    rounding). Where ``fork`` is unavailable (Windows) the walk runs in this process. Do not
+    use from inside Blender's UI process (forking it is unsafe); headless pipelines can.
+    """
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    ctrl = _controller(mesh, settings, controller)
+    s = ctrl.settings
+    paths = [_as_path(p, f"paths[{i}]") for i, p in enumerate(paths)]
+    n_agents = len(paths)
+    if n_agents == 0:
+        return []
+    speed = s.speed if speed is None else float(speed)
+    if not (math.isfinite(speed) and speed > 0.0):
+        raise ValueError(f"speed must be > 0, got {speed}")
+    dt = float(dt)
+    if not (math.isfinite(dt) and dt > 0.0):
+        raise ValueError(f"dt must be > 0 seconds, got {dt}")
+    if max_time is not None:
+        mt = np.broadcast_to(np.asarray(max_time, float), (n_agents,)).copy()
+        if not np.isfinite(mt).all() or (mt < 0).any():
+            raise ValueError("max_time must be finite and >= 0")
+        max_time = mt
+    workers = min(int(workers), n_agents)
+    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+        return _walk_forked(ctrl, paths, speed, dt, max_time, workers)
+    return Walker(ctrl, paths, speed, dt, max_time).run()
+
+
+def _controller(mesh, settings, controller):
+    """The controller a walk uses: ``controller`` (which must move through ``mesh`` with
+    ``settings`` when those are given), else a new one."""
+    if controller is None:
+        return CharacterController(mesh, settings if settings is not None else
+                                   ControllerSettings())
+    if mesh is not None and controller.mesh is not mesh:
+        raise ValueError("controller moves through another mesh than mesh; pass mesh=None "
+                         "or the controller's mesh")
+    if settings is not None and settings != controller.settings:
+        raise ValueError("settings differ from controller.settings; pass settings=None or "
+                         "the controller's settings")
+    return controller
+
+
+def _walk_share(conn, ctrl, paths, speed, dt, max_time):
+    """Child process of ``_walk_forked``: walk one share, send (reports, mesh calls) back."""
+    try:
+        calls = ctrl.mesh_calls
+        out = (Walker(ctrl, paths, speed, dt, max_time).run(), ctrl.mesh_calls - calls)
+    except BaseException as exc:  # noqa: BLE001 - re-raised in the parent
+        out = exc
+    try:
+        conn.send(out)
+    finally:
+        conn.close()
+
+
+def _walk_forked(ctrl, paths, speed, dt, max_time, workers):
+    """``walkthrough_many`` over ``workers`` processes: share i holds characters i,
+    i + workers, ...; this process walks share 0, forked children the others (started
+    before share 0 so that all run at once). Child mesh calls are added to
+    ``ctrl.mesh_calls``; a child's exception is raised here."""
+    ctx = multiprocessing.get_context("fork")
+    n = len(paths)
+    shares = [np.arange(i, n, workers) for i in range(workers)]
+
+    def share(idx):
+        return [paths[i] for i in idx], speed, dt, (None if max_time is None else max_time[idx])
+
+    children = []
+    try:
+        for idx in shares[1:]:
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_walk_share, args=(send, ctrl, *share(idx)), daemon=True)
+            proc.start()
+            send.close()
+            children.append((proc, recv))
+        reports = [None] * n
+        for i, rep in zip(shares[0], Walker(ctrl, *share(shares[0])).run()):
+            reports[i] = rep
+        for idx, (proc, recv) in zip(shares[1:], children):
+            try:
+                got = recv.recv()
+            except EOFError:
+                proc.join(timeout=5.0)  # reap it, so that its exit code is known
+                raise RuntimeError(
+                    f"walkthrough_many: worker process exited with code {proc.exitcode} "
+                    "before returning its reports") from None
+            if isinstance(got, BaseException):
+                raise got
+            reps, calls = got
+            ctrl.mesh_calls += calls
+            for i, rep in zip(idx, reps):
+                reports[i] = rep
+        return reports
+    finally:  # children have sent their share (or the walk failed here: stop them)
+        for proc, recv in children:
+            recv.close()
+            proc.join(timeout=5.0)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join()
+
+
+def _verdict(rep: WalkReport) -> dict:
+    return {"reached_goal": bool(rep.reached_goal), "kinds": sorted(set(rep.kinds()))}
+
+
+def compare_frame_rates(mesh, path, settings: ControllerSettings | None = None,
+                        rates=(30, 60, 120), speed=None, max_time=None,
+                        position_tolerance=None) -> FrameRateReport:
+    """Run ``walkthrough`` at each rate (Hz) and report differing verdicts.
+
+    A difference is: reached_goal differs; an event kind present at some rates only; or the
+    first event of a kind present at all rates lying farther apart than
+    ``position_tolerance`` (default 2 x radius) metres between rates.
+    """
+    s = settings if settings is not None else ControllerSettings()
+    ctrl = CharacterController(mesh, s)
+    rates = tuple(int(r) if float(r).is_integer() else float(r) for r in rates)
+    if not rates or any(r <= 0 for r in rates):
+        raise ValueError("rates must be positive frame rates in Hz")
+    tol = 2.0 * s.radius if position_tolerance is None else float(position_tolerance)
+    reports = {hz: walkthrough_many(mesh, [path], s, speed=speed, dt=1.0 / hz,
+                                    max_time=max_time, controller=ctrl)[0] for hz in rates}
+    verdicts = {hz: _verdict(r) for hz, r in reports.items()}
+    diffs = []
+    goals = {hz: v["reached_goal"] for hz, v in verdicts.items()}
+    if len(set(goals.values())) > 1:
+        diffs.append({"what": "reached_goal",
+                      "present_at": [hz for hz in rates if goals[hz]],
+                      "absent_at": [hz for hz in rates if not goals[hz]]})
+    kinds = sorted(set().union(*[set(v["kinds"]) for v in verdicts.values()]))
+    for kind in kinds:
+        present = [hz for hz in rates if kind in verdicts[hz]["kinds"]]
+        absent = [hz for hz in rates if hz not in present]
+        firsts = {hz: reports[hz].first(kind) for hz in present}
+        positions = {str(hz): list(firsts[hz].position) for hz in present}
+        if absent:
+            diffs.append({"what": "event", "kind": kind, "present_at": present,
+                          "absent_at": absent, "positions": positions})
+            continue
+        pts = np.array([firsts[hz].position for hz in present])
+        spread = float(np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1)).max())
+        if spread > tol:
+            diffs.append({"what": "position", "kind": kind, "present_at": present,
+                          "absent_at": [], "positions": positions, "spread": spread})
+    return FrameRateReport(rates, reports, verdicts, diffs, not diffs)
