@@ -33,13 +33,11 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-
 from capsule_collision.core.controller import presets
 from capsule_collision.core.controller.controller import CharacterController
 from capsule_collision.core.controller.settings import ControllerSettings
 from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 from capsule_collision.core.walk.walkthrough import walkthrough_many
-
 from engine_lanes import KINDS, LIMIT_KINDS, SPEED, limit_lanes, merge, other_lanes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
