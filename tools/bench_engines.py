@@ -324,6 +324,23 @@ def print_summary(results, rates, out=print):
             bad = both_against_us(results[hz], model, limit)
             out(f"| {hz} Hz | {model} | {cells[0]} | {cells[1]} | {len(bad)} "
                 f"{', '.join(bad[:6])}{' ...' if len(bad) > 6 else ''} |")
+    print_kinds(results, rates, out)
+
+
+def print_kinds(results, rates, out=print):
+    """Verdicts equal per lane kind: each model against Jolt / Rapier."""
+    kinds = [k for k in results[rates[0]] if k in KINDS]
+    out("\n## Agreement per lane kind (model: equal to Jolt / equal to Rapier, of lanes)\n")
+    out("| rate | kind | " + " | ".join(MODELS) + " |")
+    out("|---" * (len(MODELS) + 2) + "|")
+    for hz in rates:
+        for kind in kinds:
+            cells = []
+            for model in MODELS:
+                got = [agreement(results[hz], model, e, [kind])[:2] for e in ENGINES]
+                cells.append(" / ".join(f"{s}" for s, _ in got) + f" of {got[0][1]}"
+                             if got[0][1] else "n/a")
+            out(f"| {hz} Hz | {kind} | " + " | ".join(cells) + " |")
 
 
 def print_speed(speed, out=print):
