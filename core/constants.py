@@ -122,7 +122,8 @@ WALK_TIME_SLACK = 2.0
 # parallel (and picks the midpoint of their overlap). At sin^2 <= 1e-30 (sin <= 1e-15, a few
 # float64 ulps) any pair on the overlap is within ~1e-15 * length of the true minimum, so the
 # choice only makes the answer deterministic and symmetric; above it the cross-product formula is
-# accurate (error ~ eps * length). Pinned by tests/core/test_closest.py::test_nearly_parallel_segments.
+# accurate (error ~ eps * length). Pinned by
+# tests/core/test_closest.py::test_nearly_parallel_segments.
 PARALLEL_SIN2 = 1e-30
 
 # Dimensionless: (distance / scale)^2 below which the vector between the closest points of a

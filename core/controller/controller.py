@@ -272,7 +272,8 @@ class CharacterController:
         n = feet0.shape[0]
         if not slid.blocked or self.settings.step_height <= 0.0:
             # block.triangle is -1 everywhere without a hit: nothing measured or stepped
-            return StepUp(slid.feet, *self.constant_rows(n)[:3], slid.probe)
+            stepped0, riser0, tread0 = self.constant_rows(n)[:3]
+            return StepUp(slid.feet, stepped0, riser0, tread0, slid.probe)
         riser = np.full(n, np.nan)
         tread = np.full(n, np.nan)
         stepped = np.zeros(n, bool)
@@ -290,7 +291,7 @@ class CharacterController:
         floor = np.full(n, np.nan)
         floor[rows] = feet0[rows] @ self.up - foot_above[rows]
         again = self._refused_again(rows, feet0, slid, floor, refused)
-        if again.size:  # the same refusal: its measurements, no mesh query
+        if again.size and refused is not None:  # the same refusal: its measurements, no query
             riser[again] = refused.riser[again]
             tread[again] = refused.tread[again]
             rows = rows[~np.isin(rows, again)]
@@ -422,8 +423,9 @@ class CharacterController:
             back = np.minimum(s.skin_width, gap)
             feet = feet.copy()
             feet[sn] -= np.outer(gap - back, u)
-            probe = probe._replace(time=probe.time.copy())
-            probe.time[sn] = back
+            time = probe.time.copy()
+            time[sn] = back
+            probe = Probe(time, probe.normal, probe.triangle, probe.point, probe.valid)
         return Floor(feet, probe, depen)
 
     # ------------------------------------------------------------------ recovery

@@ -29,6 +29,7 @@ engine lacks are lost on the way (e.g. Godot has no step height).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from .settings import ControllerSettings
 
@@ -189,8 +190,9 @@ def to_jolt(s: ControllerSettings) -> dict:
             "halfHeightOfCylinder": 0.5 * s.height - s.radius, "radius": s.radius}
 
 
-_FROM = {"unity": from_unity, "unreal": from_unreal, "godot": from_godot,
-         "physx": from_physx, "jolt": from_jolt}
+_FROM: dict[str, Callable[..., ControllerSettings]] = {
+    "unity": from_unity, "unreal": from_unreal, "godot": from_godot, "physx": from_physx,
+    "jolt": from_jolt}
 _TO = {"unity": to_unity, "unreal": to_unreal, "godot": to_godot, "physx": to_physx,
        "jolt": to_jolt}
 

@@ -260,7 +260,7 @@ class Walker:
         h_new = new @ u
         # Drops are measured between walkable floors: resting on a ledge's edge or sliding
         # down a steep face is part of the fall, not a new floor (a walk off a 1.5 m tread
-        # reports 1.5 m: tests/test_validate_level.py::test_sample_verdicts).
+        # reports 1.5 m: tests/blender/test_levelcheck.py).
         supported = b.ground.state == ON_GROUND
         floor_new = np.where(supported & np.isfinite(b.ground.floor), b.ground.floor, h_new)
         lg = self.last_ground_h[sel]
