@@ -48,7 +48,10 @@ import numpy as np
 
 from ..constants import (
     CONTROLLER_MIN_MOVE,
+    MIN_APPROACH_COS,
+    MIN_UP_COS,
     STEP_FORWARD_MIN_COS,
+    STEP_RETRY_MOVE,
     STEP_RISE_TOL,
     SUPPORT_MIN_COS,
 )
@@ -75,20 +78,11 @@ from .settings import (
     GroundState,
     upright_segment,
 )
-from .slide import MIN_APPROACH_COS, MIN_UP_COS, Block, SlideResult, slide
+from .slide import Block, SlideResult, slide
 from .steps import climbable, probe_from_hits, step_rays
-
-# ---------------------------------------------------------------- constants (this module)
-# Metres. A step-up refused at a blocking triangle is not tried again while the character
-# keeps pushing into the same triangle and its slide ends within this distance of where it
-# ended when the step was refused (a character blocked head-on ends each frame at the same
-# place): the retry would measure the same riser. Moving farther, or meeting another
-# triangle, tries again. Far below any geometry a step verdict depends on.
-STEP_RETRY_MOVE = 1e-4
 
 __all__ = ["CharacterController", "ControllerSettings", "GroundState", "MoveResult",
            "GROUND_STATES", "ON_GROUND", "ON_STEEP_GROUND", "IN_AIR"]
-
 
 
 def batch_sweeper(mesh):
@@ -289,7 +283,8 @@ class CharacterController:
         n = feet0.shape[0]
         if not slid.blocked or self.settings.step_height <= 0.0:
             # block.triangle is -1 everywhere without a hit: nothing measured or stepped
-            return StepUp(slid.feet, *self.constant_rows(n)[:3], slid.probe)
+            stepped0, riser0, tread0 = self.constant_rows(n)[:3]
+            return StepUp(slid.feet, stepped0, riser0, tread0, slid.probe)
         riser = np.full(n, np.nan)
         tread = np.full(n, np.nan)
         stepped = np.zeros(n, bool)
@@ -308,7 +303,7 @@ class CharacterController:
         floor = np.full(n, np.nan)
         floor[rows] = feet0[rows] @ self.up - foot_above[rows]
         again = self._refused_again(rows, feet0, slid, floor, refused)
-        if again.size:  # the same refusal: its measurements, no mesh query
+        if again.size and refused is not None:  # the same refusal: its measurements, no query
             riser[again] = refused.riser[again]
             tread[again] = refused.tread[again]
             rows = rows[~np.isin(rows, again)]
@@ -442,8 +437,9 @@ class CharacterController:
             back = np.minimum(self.gap, gap)
             feet = feet.copy()
             feet[sn] -= np.outer(gap - back, u)
-            probe = probe._replace(time=probe.time.copy())
-            probe.time[sn] = back
+            time = probe.time.copy()
+            time[sn] = back
+            probe = Probe(time, probe.normal, probe.triangle, probe.point, probe.valid)
         return Floor(feet, probe, depen)
 
     # ------------------------------------------------------------------ recovery

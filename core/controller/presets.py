@@ -42,6 +42,7 @@ engine lacks are lost on the way (e.g. Godot has no step height).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from .settings import ControllerSettings
 
@@ -216,9 +217,9 @@ def from_rapier(radius=0.35, half_height=0.55, offset=0.02,
     autostep_max_height (0: autostep off); min_step_depth = autostep_min_width;
     snap_distance = snap_to_ground (0: off). ControllerSettings has one slope limit, the climb
     angle; ``min_slope_slide_angle`` is accepted and must equal it when given.
-    ``model="rapier"``: the controller predicts Rapier's verdicts (``climb_height`` is
-    autostep_max_height + radius (1 - cos angle) - offset; the offset is kept from every
-    surface).
+    ``model="rapier"``: the controller predicts Rapier's verdicts (``climb_height`` from
+    Rapier's autostep room test, ``ControllerSettings.climb_height``; the offset is kept from
+    every surface).
     """
     climb = float(max_slope_climb_angle)
     if min_slope_slide_angle is not None and abs(float(min_slope_slide_angle) - climb) > 1e-9:
@@ -239,8 +240,9 @@ def to_rapier(s: ControllerSettings) -> dict:
             "snap_to_ground": s.snap_distance}
 
 
-_FROM = {"unity": from_unity, "unreal": from_unreal, "godot": from_godot,
-         "physx": from_physx, "jolt": from_jolt, "rapier": from_rapier}
+_FROM: dict[str, Callable[..., ControllerSettings]] = {
+    "unity": from_unity, "unreal": from_unreal, "godot": from_godot, "physx": from_physx,
+    "jolt": from_jolt, "rapier": from_rapier}
 _TO = {"unity": to_unity, "unreal": to_unreal, "godot": to_godot, "physx": to_physx,
        "jolt": to_jolt, "rapier": to_rapier}
 

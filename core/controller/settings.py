@@ -16,6 +16,7 @@ import numpy as np
 
 from ..constants import (
     ENGINE_CONTACT_GAP,
+    FLOAT32_DIGITS,
     GROUND_PROBE_SKINS,
     JOLT_SUPPORT_MIN_COS,
     RAPIER_SUPPORT_MIN_COS,
@@ -248,6 +249,16 @@ class ControllerSettings:
         if "up" in d:
             d["up"] = tuple(d["up"])
         return cls(**d)
+
+
+def as_typed(value):
+    """A number as a designer typed it into a float32 store (Blender's FloatProperty, its unit
+    scale): the shortest decimal at float32 precision, ``FLOAT32_DIGITS`` significant digits
+    (0.35 stored reads 0.3499999940395355 and comes back as 0.35). Non-floats pass unchanged.
+    One rule for the panel's settings, the scene's unit scale and the CLI's settings."""
+    if isinstance(value, float):
+        return float(f"{value:.{FLOAT32_DIGITS}g}")
+    return value
 
 
 def upright_segment(feet, settings: ControllerSettings):

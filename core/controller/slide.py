@@ -16,21 +16,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..constants import CONTROLLER_MIN_MOVE
+from ..constants import CONTROLLER_MIN_MOVE, MIN_APPROACH_COS, MIN_HORIZONTAL
 from ..geometry.shapes import Hit
 from .ground import Ground, Probe
 from .planes import clip_slide, dot_rows, unit_rows
 
-# ---------------------------------------------------------------- constants (this module)
-# Cosine. A hit approached this obliquely or less backs off skin / MIN_APPROACH_COS at most
-# (the skin is measured along the contact normal: skin / approach along the motion).
-MIN_APPROACH_COS = 1e-6
-# Up component of a ground normal below which ground-following does not divide by it
-# (a vertical "ground" normal cannot carry a step; it is never walkable anyway).
-MIN_UP_COS = 1e-9
-# Length of the horizontal part of a contact normal below which it has no horizontal
-# direction (a flat floor or ceiling is never a blocking wall).
-MIN_HORIZONTAL = 1e-9
 # Batches of at most this many characters sweep, then probe only after a miss (after a hit
 # the next sweep often hits again); larger batches probe speculatively with every sweep.
 # Two single sweeps take the mesh's lean route and cost less than one batch of two.

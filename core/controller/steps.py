@@ -66,6 +66,12 @@ def too_high(rise, settings) -> np.ndarray:
     return np.asarray(rise) > step_limit(settings)
 
 
+def exceeds_step(drop, settings) -> np.ndarray:
+    """(K,) bool: drops (K,) metres more than ``step_height + STEP_RISE_TOL`` (a fall, for
+    every model: an engine model's higher ``climb_height`` does not change what a fall is)."""
+    return np.asarray(drop) > settings.step_height + STEP_RISE_TOL
+
+
 def step_rays(floor, point, direction, settings) -> StepRays:
     """The rays of ``measure_step`` (for callers batching them with rays of their own).
 

@@ -6,8 +6,6 @@ import importlib
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.blender
-
 
 @pytest.fixture
 def props(addon):

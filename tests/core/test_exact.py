@@ -1,4 +1,4 @@
-"""core.exact against the exact rational oracle (tests/oracle.py), plus oracle self-checks.
+"""core.exact against the exact rational oracle (tests/core/oracle.py), plus oracle self-checks.
 
 Layout:
 1. oracle self-checks: closed forms, symmetries, dense float sampling (brute force).
