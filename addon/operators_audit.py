@@ -13,8 +13,6 @@ import numpy as np
 from .. import core
 from . import operators, results
 
-AUDIT_MAX_DROP = 100.0  # metres: ledge_audit's probe depth; "no floor" rows show this drop
-
 
 def _stand(level, settings):
     r = core.stand_test(level.mesh, settings)
@@ -39,7 +37,7 @@ def _headroom(level, settings):
 def ledge_faces(result):
     """(faces, drop, position) of a LedgeResult, one entry per face to mark: every face along
     each ledge run when the audit reports runs (``edge_faces``/``edge_run``), else its rows."""
-    drop = np.where(np.isfinite(result.drop), result.drop, AUDIT_MAX_DROP)
+    drop = np.where(np.isfinite(result.drop), result.drop, core.LEDGE_MAX_DROP)
     runs = getattr(result, "edge_run", None)
     if runs is None:
         return result.faces, drop, result.position
@@ -50,7 +48,7 @@ def ledge_faces(result):
 
 
 def _ledges(level, settings):
-    r = core.ledge_audit(level.mesh, settings, max_drop=AUDIT_MAX_DROP)
+    r = core.ledge_audit(level.mesh, settings)
     faces, drop, position = ledge_faces(r)
     return (faces, drop, position, "max",
             "{n} faces of {obj} on a ledge over an unsafe drop, deepest {v:.3g} m")

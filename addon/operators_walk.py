@@ -26,15 +26,6 @@ from .. import core
 from ..core import verdicts
 from . import operators, results, scene_data
 
-VALUE_NAMES = {  # the event's value under its own name (core.WalkEvent)
-    "step_too_high": "rise",
-    "slope_too_steep": "angle",
-    "fell": "drop",
-    "ceiling_too_low": "clearance",
-}
-VALUE_UNITS = {"step_too_high": "m", "slope_too_steep": "°", "fell": "m",
-               "ceiling_too_low": "m"}
-FRAME_RATES = (30, 60, 120)  # Hz compared by compare_frame_rates
 LINEAR = 1  # Keyframe.interpolation enum index of 'LINEAR' (CONSTANT 0, LINEAR 1, BEZIER 2)
 
 
@@ -104,8 +95,9 @@ def _marker(coll, path_name, event, level, scale, size):
     ob["time"] = float(event.time)
     if event.value is not None:
         ob["value"] = float(event.value)
-        if event.kind in VALUE_NAMES:
-            ob[VALUE_NAMES[event.kind]] = float(event.value)
+        value_name = core.EVENTS[event.kind].value_name
+        if value_name:
+            ob[value_name] = float(event.value)
     name, face = _event_source(level, event.triangle)
     ob["object"] = name
     ob["face"] = face
@@ -215,12 +207,10 @@ class CAPSULE_COLLISION_OT_walkthrough(operators.CheckOperator, bpy.types.Operat
                 n_events += 1
                 _marker(coll, ob.name, event, level, scale, settings.radius / scale)
                 name, face = _event_source(level, event.triangle)
-                value = "" if event.value is None else (
-                    f" {VALUE_NAMES.get(event.kind, 'value')} {event.value:.3g}"
-                    f"{VALUE_UNITS.get(event.kind, '')}")
                 rows.append({
                     "kind": "WALK", "capsule": ob.name, "object": name,
-                    "label": f"{ob.name}: {event.kind} at {event.time:.2f} s{value}"
+                    "label": f"{ob.name}: {core.event_label(event.kind, event.value)} "
+                             f"({event.kind}) at {event.time:.2f} s"
                              + (f" on {name}" if name else ""),
                     "face_count": 1 if name else 0,
                     "value": 0.0 if event.value is None else float(event.value),
@@ -264,12 +254,12 @@ class CAPSULE_COLLISION_OT_compare_frame_rates(operators.CheckOperator, bpy.type
         level, depsgraph = operators.level_of(context)
         points = scene_data.path_points(path, depsgraph, level.unit_scale)
         with operators.Progress(context, 2) as progress:
-            rep = core.compare_frame_rates(level.mesh, points, settings, rates=FRAME_RATES)
+            rep = core.compare_frame_rates(level.mesh, points, settings, rates=core.FRAME_RATES)
             progress.update(1)
         data = rep.to_dict()
         data["path"] = path.name
         context.scene.capsule_collision.frame_rate_report = json.dumps(data)
-        hz = "/".join(str(r) for r in FRAME_RATES)
+        hz = "/".join(str(r) for r in core.FRAME_RATES)
         if rep.consistent:
             return f"{path.name}: the same verdicts at {hz} Hz"
         parts = []

@@ -31,7 +31,7 @@ from bpy.props import (
     StringProperty,
 )
 
-from ..core import ControllerSettings
+from ..core import ControllerSettings, as_typed
 from ..core.controller.presets import SLOPE_DISABLED_DEG
 from . import scene_data
 
@@ -313,15 +313,6 @@ def controller_settings(scene) -> ControllerSettings:
         value = as_typed(getattr(s, name))
         kw[name] = value * scale if unit in SCALED_UNITS else value
     return ControllerSettings(**kw)
-
-
-def as_typed(value):
-    """A float property's value as the designer typed it: Blender stores FloatProperty values
-    as float32 (0.35 reads 0.3499999940395355), so take the shortest decimal at float32
-    precision (7 significant digits), the rule ``scene_data.unit_scale_of`` uses. Integers pass."""
-    if isinstance(value, float):
-        return float(f"{value:.7g}")
-    return value
 
 
 def write_controller_settings(scene, settings: ControllerSettings, preset="CUSTOM"):

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
-from ..core import Capsule, TriangleMesh
+from ..core import Capsule, TriangleMesh, as_typed
 
 RESULTS_COLLECTION = "Capsule Collision Results"
 NO_ORIGINAL_FACE = -1  # tri_orig_face where an evaluated face maps to no original face
@@ -104,7 +104,7 @@ def unit_scale_of(scene) -> float:
     Blender stores the scale as float32 (0.01 reads 0.009999999776); the value the designer
     typed is its shortest decimal at float32 precision (7 significant digits).
     """
-    scale = float(f"{float(scene.unit_settings.scale_length):.7g}")
+    scale = as_typed(float(scene.unit_settings.scale_length))
     return scale if scale > 0.0 else 1.0
 
 

@@ -4,13 +4,20 @@ Units are metres, Z is up. The conventions every function follows are in README.
 """
 
 from .checks import report, verdicts
-from .checks.audits import headroom_audit, ledge_audit, stair_audit, stand_test, walkable_faces
+from .checks.audits import (
+    LEDGE_MAX_DROP,
+    headroom_audit,
+    ledge_audit,
+    stair_audit,
+    stand_test,
+    walkable_faces,
+)
 from .checks.reachability import Reachability, Region, reachability
 from .checks.sanity import SanityWarning, level_warnings
 from .checks.walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
 from .controller import presets
 from .controller.controller import CharacterController, MoveResult
-from .controller.settings import ControllerSettings, GroundState
+from .controller.settings import ControllerSettings, GroundState, as_typed
 from .geometry import exact
 from .geometry.closest import (
     closest_point_segment,
@@ -25,7 +32,9 @@ from .mesh.contacts import ContactBatch
 from .mesh.hoods import Hood
 from .mesh.sweeps import SweepBatch
 from .mesh.triangle_mesh import TriangleMesh
+from .walk.report import EVENTS, EventKind, event_label
 from .walk.walkthrough import (
+    FRAME_RATES,
     FrameRateReport,
     WalkEvent,
     WalkReport,
@@ -59,6 +68,7 @@ __all__ = [
     "CEILING",
     "ControllerSettings",
     "GroundState",
+    "as_typed",
     "CharacterController",
     "MoveResult",
     "walkthrough",
@@ -67,6 +77,10 @@ __all__ = [
     "WalkReport",
     "WalkEvent",
     "FrameRateReport",
+    "EVENTS",
+    "EventKind",
+    "event_label",
+    "FRAME_RATES",
     "presets",
     "report",
     "verdicts",
@@ -74,6 +88,7 @@ __all__ = [
     "stair_audit",
     "headroom_audit",
     "ledge_audit",
+    "LEDGE_MAX_DROP",
     "walkable_faces",
     "reachability",
     "Reachability",

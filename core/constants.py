@@ -1,4 +1,8 @@
-"""Named tolerances. Every epsilon in ``core`` comes from here, with its unit and reason.
+"""Named tolerances. Every epsilon in ``core`` (a bound on float rounding or noise, a
+threshold below which a quantity counts as zero) comes from here, with its unit and reason;
+``tests/core/test_core_purity.py`` fails on a float literal below 1e-3 bound to a name anywhere
+else in core. Domain parameters (how far apart stair risers may be, how many rows a report
+lists, the stand test's candidate layout) live with the code they parametrise.
 
 A tolerance changed after a bug names the test that pins it.
 """
@@ -42,9 +46,15 @@ WALL_TOLERANCE_DEG = 5.0
 # (8.7e-4 rad) steeper than the limit stays STEEP with float32 rounding on top
 # (8.7e-4 - 1e-4 - 1e-4 > 0). Was 1e-12 rad: a float32 45 deg ramp within 50 m was not
 # walkable at 45 deg in 5 of 24 positions, and the sample level moved 10 km away flipped
-# ramp_45deg to slope_too_steep. Pinned by tests/test_walkability.py (float32 ramps at 100
+# ramp_45deg to slope_too_steep. Pinned by tests/core/test_walkability.py (float32 ramps at 100
 # positions within 100 m, float64 ramps at 10 km, +0.05 deg steeper).
 SLOPE_LIMIT_TOL_RAD = 1e-4
+
+# Significant decimal digits that round-trip a float32 (numpy.finfo(float32).precision + 1 = 7,
+# the shortest decimal of any float32 a designer types): Blender stores FloatProperty values
+# and the unit scale as float32, so a value read back as 0.3499999940395355 was typed as 0.35
+# (core.controller.settings.as_typed; tests/core/test_presets.py pins the round trip).
+FLOAT32_DIGITS = 7
 
 # ---------------------------------------------------------------- character controller
 # (core/controller/controller.py, core/walk/walkthrough.py, core/checks/audits/)
@@ -64,6 +74,26 @@ GROUND_PROBE_SKINS = 2.0
 # cap's equator (the next stair nosing in front) never support. Pinned by test_controller
 # (ledge perch, stairs at 30 Hz: 0.05 let the nosing ahead count as the floor).
 SUPPORT_MIN_COS = 0.25
+
+# ---------------------------------------------------------------- engine models
+# (ControllerSettings.model "jolt" / "rapier"; core/settings.py, README "Engine models")
+# Metres. An engine model collides with radius + skin_width (the engine's padding kept from
+# every surface) and stops this far short of what it hits, so that it passes a corridor
+# 2 x (radius + skin_width) wide and a ceiling height + 2 x skin_width high as the engines do
+# (tools/bench_engines.py: both engines pass 0.7425 m and 1.8425 m with radius 0.35, height
+# 1.8, padding 0.02; Rapier refuses exactly 1.84 m), with the gap far below those margins.
+# The Godot preset runs with a 1 mm skin too (safe_margin 0.001).
+ENGINE_CONTACT_GAP = 1e-3
+# Cosines. An engine model is supported by a contact below its bottom sphere's centre (Jolt's
+# supporting volume, the plane through that centre in its sample; Rapier grounds on any contact
+# whose normal points up): a character perches on an edge until its axis is about a radius past
+# it, and lands on the far edge of a gap it meets with its lower half. Rapier: any upward
+# normal (1e-3, above rounding). Jolt leaves an edge a little earlier (its stick-to-floor keeps
+# the padding along the sweep, not along the normal): 0.1 fits the gaps it crosses at 30, 60
+# and 120 Hz best (tools/bench_engines.py gap lanes: 1.5 / 1.35 / 0.95 m crossed against
+# Jolt's 1.55 / 1.35 / 1.0; 0.05 gave 1.55 / 1.4 / 1.05, 0.15 gave 1.5 / 1.3 / 1.3).
+RAPIER_SUPPORT_MIN_COS = 1e-3
+JOLT_SUPPORT_MIN_COS = 0.1
 
 # Cosine: a contact whose normal is this parallel to its triangle's face normal is an
 # interior (face) contact; otherwise it is an edge/vertex contact and the ground state is
@@ -112,7 +142,8 @@ WALK_TIME_SLACK = 2.0
 # parallel (and picks the midpoint of their overlap). At sin^2 <= 1e-30 (sin <= 1e-15, a few
 # float64 ulps) any pair on the overlap is within ~1e-15 * length of the true minimum, so the
 # choice only makes the answer deterministic and symmetric; above it the cross-product formula is
-# accurate (error ~ eps * length). Pinned by tests/test_closest.py::test_nearly_parallel_segments.
+# accurate (error ~ eps * length). Pinned by
+# tests/core/test_closest.py::test_nearly_parallel_segments.
 PARALLEL_SIN2 = 1e-30
 
 # Dimensionless: (distance / scale)^2 below which the vector between the closest points of a
@@ -128,7 +159,7 @@ CONTACT_DIRECTION_REL2 = 1e-24
 # of a tangent motion must not turn them into hits). Also the relative slack of "starts
 # penetrating": distance < radius * (1 - SWEEP_GRAZE_REL). 1e-10 * 0.35 m = 3.5e-11 m, far
 # above the rounding of tangency tests (~1e-16 relative) and far below anything physical.
-# Pinned by tests/test_sweep.py::test_sliding_and_grazing_are_not_hits.
+# Pinned by tests/core/test_sweep.py::test_sliding_and_grazing_are_not_hits.
 SWEEP_GRAZE_REL = 1e-10
 
 # Dimensionless, relative squared. A Minkowski face of the swept capsule-triangle test
@@ -207,7 +238,7 @@ HOOD_MARGIN = 0.4
 # walkability classes but not of the kernels (which only took an exactly zero normal as
 # degenerate); the sliver failures themselves came from the face-region test, whose edge
 # half-plane rounding stretched a thin face along its line (the span guard in
-# core/geometry/closest.py). Pinned by tests/test_slivers.py.
+# core/geometry/closest.py). Pinned by tests/core/test_slivers.py.
 SLIVER_REL2 = 1e-20
 
 # ------------------------------------------------------------ level sanity (core/checks/sanity.py)
@@ -231,10 +262,10 @@ SANITY_MAX_EXTENT = 1e5
 # contact.settle_touching) is borderline when |radius - float distance| is at most
 # EXACT_TIE_REL times the largest of the coordinates' magnitude, the local size and the
 # radius; core.exact (rational arithmetic) then decides. The float distance is accurate to a
-# few tens of ulps of those (~16 eps = 3.6e-15 relative, tests/test_closest.py), so 1e-13
+# few tens of ulps of those (~16 eps = 3.6e-15 relative, tests/core/test_closest.py), so 1e-13
 # (~450 ulps) holds every case float rounding can flip and costs one exact call (~0.1-1 ms)
 # only for capsules placed within 1e-13 relative of touching. Pinned by
-# tests/test_exact.py::test_single_capsule_verdicts_at_the_touching_boundary_are_exact.
+# tests/core/test_exact.py::test_single_capsule_verdicts_at_the_touching_boundary_are_exact.
 EXACT_TIE_REL = 1e-13
 
 # ---------------------------------------------------------------- standable map and reachability
@@ -261,3 +292,78 @@ PUSH_ROUNDS = 2
 PUSH_PLANES = 4
 PUSH_MIN_HORIZONTAL = 0.25
 PUSH_SLOP = 1e-6
+
+# --------------------------------------------------------- walk-throughs (core/walk/walker.py)
+# Seconds. Time thresholds (blocked for BLOCKED_SECONDS, no progress for STUCK_SECONDS)
+# are compared with this slack, so that k frames of dt reaching the threshold count even
+# when k * dt rounds a hair below it (0.1 s = 6 frames at 60 Hz).
+TIME_TOL = 1e-9
+# Metres. A desired step shorter than this (the goal reached within rounding) is never
+# "blocked".
+MIN_WANTED_STEP = 1e-9
+
+# ------------------------------------------------------------- mesh culls (core/mesh/culls.py)
+# Relative slack of the tangent cull's slope f'(1/2), times |v|: far above the slope's
+# rounding (the closest-point difference W errs by ~1e-16 of the coordinates, the pad's
+# margin by MESH_CULL_REL of them), far below a slope that matters.
+TANGENT_SLOPE_SLACK = 1e-6
+
+# ---------------------------------------------------- walkability (core/checks/walkability.py)
+# Fast classification: the mesh's stored unit normals (the same edge cross product, the same
+# SLIVER_REL2 test, zero for degenerate faces) decide a face's class from cos(theta) = n . up,
+# except within CLASSIFY_COS_MARGIN of a class boundary's cosine, where the exact atan2 angle
+# decides. Rounding of the normalisation and of the dot product is ~1e-16, far below the
+# margin, so the classes are those of the exact angle (tests/core/test_walkability.py pins it on
+# float32 ramps at the limit, random soups and slivers) without an arctan over every face.
+CLASSIFY_COS_MARGIN = 1e-9
+
+# ---------------------------------------------------------------- audits (core/checks/audits/)
+# Cosine and metres: two faces are one polygon's triangles (the ledge audit's boundary
+# edges) when their normals are this close and the other face's vertices lie this near the
+# plane; rounding of a triangulated polygon's normals stays far inside both.
+COPLANAR_COS = 1.0 - 1e-9
+COPLANAR_DIST = 1e-6
+# Metres added to every reach and height bound of the open-ground screen (the rounding of
+# the horizontal frame it projects into): a face near a bound goes to the mesh query.
+SCREEN_SLACK = 1e-6
+
+# --------------------------------------------------- plane solvers (core/controller/planes.py)
+# Metres. A clipped displacement rising more than this above what the motion itself asked
+# for climbs a steep slope (float noise of the clip stays far below it).
+CLIMB_TOL = 1e-12
+# Metres (a dot product of a displacement with a unit normal): a crease clip runs when the
+# clipped motion still moves into an earlier plane by more than this (noise stays below).
+CREASE_VIOLATION = 1e-12
+# |n1 x n2| below which two planes are parallel: no crease line, project onto the plane.
+CREASE_MIN_SIN = 1e-9
+# Metres: after the crease clips, motion still into an earlier plane by more than this is a
+# corner (three or more planes): the character stops.
+CORNER_VIOLATION = 1e-9
+
+# ------------------------------------------------------------ slide (core/controller/slide.py)
+# Cosine. A hit approached this obliquely or less backs off skin / MIN_APPROACH_COS at most
+# (the skin is measured along the contact normal: skin / approach along the motion).
+MIN_APPROACH_COS = 1e-6
+# Up component of a ground normal below which ground-following does not divide by it
+# (a vertical "ground" normal cannot carry a step; it is never walkable anyway).
+MIN_UP_COS = 1e-9
+# Length of the horizontal part of a contact normal below which it has no horizontal
+# direction (a flat floor or ceiling is never a blocking wall).
+MIN_HORIZONTAL = 1e-9
+
+# ---------------------------------------------- the controller (core/controller/controller.py)
+# Metres. A step-up refused at a blocking triangle is not tried again while the character
+# keeps pushing into the same triangle and its slide ends within this distance of where it
+# ended when the step was refused (a character blocked head-on ends each frame at the same
+# place): the retry would measure the same riser. Moving farther, or meeting another
+# triangle, tries again. Far below any geometry a step verdict depends on.
+STEP_RETRY_MOVE = 1e-4
+
+# ---------------------------------------------------------- verdicts (core/checks/verdicts.py)
+# Metres: contacts shallower than this are reported as clear, by the live check, Check
+# Penetration and the CLI alike (core.checks.verdicts). A capsule snapped onto a floor
+# touches it exactly, and float rounding of foot + radius (float32 in Blender) can turn that
+# into a 1e-7 m "penetration"; no designer means that. 1e-6 m is far below anything visible
+# and far above float64 noise at level scale. Pinned by
+# tests/core/test_verdicts.py::test_min_depth_boundary.
+MIN_REPORTED_DEPTH = 1e-6

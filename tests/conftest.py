@@ -1,6 +1,9 @@
-"""pytest set-up shared by all tests.
+"""pytest set-up shared by both lanes.
 
-Core tests need nothing from here. Blender tests use the ``addon`` / ``scene`` fixtures,
+Two lanes, by folder: ``tests/core/`` needs only numpy (CI runs it on numpy 1.26 and 2.x,
+without bpy) and ``tests/blender/`` needs the real ``bpy`` (every test there is marked
+``blender``). A core test that asks for a Blender fixture is an error, never a silent skip.
+Blender tests use the ``addon`` / ``scene`` fixtures,
 which load the checkout through Blender's real extension loader (the checkout is symlinked
 as ``<user resources>/extensions/user_default/capsule_collision``). ``bpy`` is imported
 lazily, once per process, after ``BLENDER_USER_RESOURCES`` and ``XDG_CACHE_HOME`` point to
@@ -14,7 +17,6 @@ import atexit
 import os
 import pathlib
 import shutil
-import sys
 import tempfile
 
 import pytest
@@ -31,7 +33,6 @@ os.environ.setdefault(
     "XDG_CACHE_HOME", os.path.join(os.environ["BLENDER_USER_RESOURCES"], "cache")
 )
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # tests/oracle.py
 
 
 def _reraise(ex):
@@ -70,16 +71,29 @@ def scene(addon, bpy_module):
 
 
 BLENDER_FIXTURES = {"bpy_module", "addon", "scene"}
+BLENDER_LANE = ROOT / "tests" / "blender"
+
+
+def _blender_fixtures_of(item) -> set:
+    """The Blender fixtures ``item`` really uses: a parameter that happens to be called
+    ``scene`` (``@pytest.mark.parametrize("scene", ...)``) is not the fixture."""
+    params = set(getattr(getattr(item, "callspec", None), "params", {}))
+    return (BLENDER_FIXTURES & set(getattr(item, "fixturenames", ()))) - params
 
 
 def pytest_collection_modifyitems(config, items):
-    """Without bpy (the numpy-2 core environment, requirements-core.txt) every test that uses a
-    Blender fixture is skipped with a reason, even one a file forgot to mark ``blender``."""
+    """The folder decides the lane: tests under tests/blender/ get the ``blender`` marker (and
+    are skipped with a reason where bpy is missing); a test elsewhere that uses a Blender
+    fixture fails at collection, so the numpy-2 lane never loses a core test to a guess."""
     import importlib.util
 
-    if importlib.util.find_spec("bpy") is not None:
-        return
+    have_bpy = importlib.util.find_spec("bpy") is not None
     skip = pytest.mark.skip(reason="needs bpy (Blender as a Python module)")
     for item in items:
-        if BLENDER_FIXTURES & set(getattr(item, "fixturenames", ())):
-            item.add_marker(skip)
+        in_blender_lane = BLENDER_LANE in pathlib.Path(str(item.fspath)).parents
+        if in_blender_lane:
+            item.add_marker(pytest.mark.blender)
+            if not have_bpy:
+                item.add_marker(skip)
+        elif _blender_fixtures_of(item):
+            raise pytest.UsageError(f"{item.nodeid} uses a Blender fixture outside tests/blender/")

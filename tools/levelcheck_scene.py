@@ -87,7 +87,8 @@ def read(bpy, scene):
     # Blender stores the settings as float32 (0.35 reads 0.3499999940395355): use the value
     # the designer typed, its shortest decimal at float32 precision, so a .blend and the same
     # level exported to glTF/OBJ/FBX (default settings) walk identically.
-    settings = {k: float(f"{v:.7g}") if isinstance(v, float) else v for k, v in settings.items()}
+    as_typed = blender_session.extension_module("core").as_typed
+    settings = {k: as_typed(v) for k, v in settings.items()}
     unit = geometry.unit_scale
     capsules, paths = [], []
     for obj in sorted(scene.objects, key=lambda o: o.name):

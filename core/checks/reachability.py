@@ -38,7 +38,15 @@ from ..walk.walker import FALL_OUT_OF_LEVEL_DISTANCE
 from .audits.cells import shifted
 from .audits.common import components, settings_or_default
 from .audits.spans import sweep_chunks
-from .audits.standable import COVERED, FREE, INSIDE, StandableMap, cover_min, standable_map
+from .audits.standable import (
+    COVERED,
+    FREE,
+    INSIDE,
+    StandableMap,
+    cover_min,
+    exact_model,
+    standable_map,
+)
 from .reach_arcs import WALKOFF_MAX_CELLS, fly, take_off_speed
 from .reach_links import (
     DIRECTIONS,
@@ -314,8 +322,8 @@ def _regions(smap, code, group, cls) -> tuple:
     _labels, inv = np.unique(group[spans], return_inverse=True)
     inv = inv.ravel()
     free = smap.state[spans] == FREE
-    mid = np.stack([np.bincount(inv, smap.foot[spans, i]) for i in range(3)], 1)
-    mid /= np.bincount(inv)[:, None]
+    mid = np.stack([np.bincount(inv, smap.foot[spans, i]) for i in range(3)], 1) / np.bincount(
+        inv)[:, None]
     d = np.where(free, ((np.nan_to_num(smap.stand[spans]) - mid[inv]) ** 2).sum(1), np.inf)
     pick = np.lexsort((d, inv))
     point = smap.stand[spans[pick[np.r_[True, inv[pick][1:] != inv[pick][:-1]]]]]
@@ -331,8 +339,8 @@ def _regions(smap, code, group, cls) -> tuple:
 def reachability(mesh, spawns, settings=None) -> Reachability:
     """Where the character starting at foot points ``spawns`` (K, 3) can go (module
     docstring). settings : ControllerSettings (default if None); ``jump_height > 0`` adds
-    jumps."""
-    s = settings_or_default(settings)
+    jumps. An engine ``model`` is judged by the exact model (``exact_model``)."""
+    s = exact_model(settings_or_default(settings))
     pts = as_points(spawns, "spawns")
     smap = standable_map(mesh, s)
     n = smap.face.size

@@ -22,10 +22,12 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from ..walk.walkthrough import compare_frame_rates, walkthrough_many
+from ..walk.report import EVENTS
+from ..walk.walkthrough import FRAME_RATES, compare_frame_rates, walkthrough_many
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test
 from .sanity import level_warnings
 from .verdicts import (
@@ -46,13 +48,9 @@ CHECKS = ("penetration", "walkability", "stand", "stairs", "headroom", "ledges",
           "frame_rates")
 # Every check but the frame-rate comparison, which walks every path three more times.
 DEFAULT_CHECKS = CHECKS[:-1]
-DEFAULT_FRAME_RATES = (30, 60, 120)  # Hz: the rates games ship at
 WORST_ROWS = 10  # rows listed per audit (the counts cover all)
 TRIANGLES_LISTED = 50  # penetrated triangles listed per capsule (the count covers all)
 CLASS_NAMES = {WALKABLE: "walkable", STEEP: "steep", WALL: "wall", CEILING: "ceiling"}
-EVENT_UNITS = {"step_too_high": "m", "slope_too_steep": "deg", "fell": "m",
-               "ceiling_too_low": "m", "stuck": "s", "reached_goal": "m",
-               "fell_out_of_level": "m"}
 
 
 def parse_checks(names) -> tuple:
@@ -60,7 +58,7 @@ def parse_checks(names) -> tuple:
     tuple in CHECKS order. ValueError naming the unknown check and the allowed ones."""
     if isinstance(names, str):
         names = [n for n in names.split(",") if n.strip()]
-    wanted = set()
+    wanted: set[str] = set()
     for name in names:
         word = str(name).strip().lower().replace("-", "_")
         if word == "all":
@@ -96,8 +94,8 @@ def parse_frame_rates(rates) -> tuple:
 class LevelResults:
     """Raw results of ``run_checks`` (see there); ``level_report`` turns them into JSON data."""
 
-    mesh: object
-    settings: object
+    mesh: Any
+    settings: Any
     checks: tuple
     capsules: list
     paths: list
@@ -106,10 +104,10 @@ class LevelResults:
     capsule_verdicts: list = field(default_factory=list)
     walk_reports: list = field(default_factory=list)
     frame_rate_reports: list = field(default_factory=list)
-    stand: object = None
-    stairs: object = None
-    headroom: object = None
-    ledges: object = None
+    stand: Any = None
+    stairs: Any = None
+    headroom: Any = None
+    ledges: Any = None
     warnings: list = field(default_factory=list)
     findings: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
@@ -131,7 +129,7 @@ class LevelResults:
 
 
 def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
-               min_depth=MIN_REPORTED_DEPTH, frame_rates=DEFAULT_FRAME_RATES, workers=1,
+               min_depth=MIN_REPORTED_DEPTH, frame_rates=FRAME_RATES, workers=1,
                progress=None) -> LevelResults:
     """Run ``checks`` (see CHECKS) on ``mesh`` (core.TriangleMesh, metres) with ``settings``
     (ControllerSettings), ``capsules`` (CapsuleCheck) and ``paths`` (PathCheck).
@@ -277,7 +275,7 @@ def _capsule_rows(res: LevelResults, names: TriangleNames) -> list:
 
 def _event_row(event, names: TriangleNames) -> dict:
     row = {"kind": event.kind, "time_s": round(float(event.time), 4),
-           "position": _pos(event.position), "unit": EVENT_UNITS.get(event.kind)}
+           "position": _pos(event.position), "unit": EVENTS[event.kind].unit}
     if event.value is None and event.kind in ("blocked",):
         row["value"] = None
         row["value_null_reason"] = "blocked by a wall: no value"

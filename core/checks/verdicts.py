@@ -24,15 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..constants import MIN_REPORTED_DEPTH
 from ..geometry.shapes import Capsule
 from ..walk.walkthrough import EVENT_KINDS
-
-# metres: contacts shallower than this are reported as clear. A capsule snapped onto a floor
-# touches it exactly, and float rounding of foot + radius (float32 in Blender) can turn that
-# into a 1e-7 m "penetration"; no designer means that. 1e-6 m is far below anything visible
-# and far above float64 noise at level scale. Pinned by
-# tests/test_verdicts.py::test_min_depth_boundary.
-MIN_REPORTED_DEPTH = 1e-6
+from .severity import parse_severity, severity_of
 
 ANY = "any"
 CLEAR = "clear"
@@ -214,9 +209,10 @@ def format_vector(v, digits: int = 3) -> str:
 class Finding:
     """An expectation that did not hold.
 
-    check : "capsule", "walk" or "frame_rate"; name : the capsule or path; expected / got :
-    verdict words; position : (3,) metres where to look (or None); message : what happened and
-    what to fix, one line."""
+    check : "capsule", "walk" or "frame_rate" (a finding kind of core.checks.severity);
+    name : the capsule or path; expected / got : verdict words; position : (3,) metres where
+    to look (or None); message : what happened and what to fix, one line; severity : "error",
+    "warning" or "info" (default: the kind's, ``severity.DEFAULT_SEVERITY``)."""
 
     check: str
     name: str
@@ -224,6 +220,11 @@ class Finding:
     got: str
     position: tuple | None
     message: str
+    severity: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "severity", severity_of(self.check) if not self.severity
+                           else parse_severity(self.severity))
 
     @property
     def key(self) -> tuple:
@@ -231,8 +232,8 @@ class Finding:
         return (self.check, self.name, self.expected, self.got)
 
     def to_dict(self) -> dict:
-        return {"check": self.check, "name": self.name, "expected": self.expected,
-                "got": self.got,
+        return {"check": self.check, "severity": self.severity, "name": self.name,
+                "expected": self.expected, "got": self.got,
                 "position": None if self.position is None else [float(x) for x in self.position],
                 "message": self.message}
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constants import SLIVER_REL2, SLOPE_LIMIT_TOL_RAD, WALL_TOLERANCE_DEG
+from ..constants import CLASSIFY_COS_MARGIN, SLIVER_REL2, SLOPE_LIMIT_TOL_RAD, WALL_TOLERANCE_DEG
 from ..geometry.validate import as_point
 
 WALKABLE = 0
@@ -30,15 +30,6 @@ def _angle_arg(value, name: str, lo: float, hi: float) -> float:
     if not np.isfinite(x) or x < lo or x > hi:
         raise ValueError(f"{name} must be in [{lo}, {hi}] degrees, got {x}")
     return x
-
-
-# Fast classification: the mesh's stored unit normals (the same edge cross product, the same
-# SLIVER_REL2 test, zero for degenerate faces) decide a face's class from cos(theta) = n . up,
-# except within CLASSIFY_COS_MARGIN of a class boundary's cosine, where the exact atan2 angle
-# decides. Rounding of the normalisation and of the dot product is ~1e-16, far below the
-# margin, so the classes are those of the exact angle (tests/test_walkability.py pins it on
-# float32 ramps at the limit, random soups and slivers) without an arctan over every face.
-CLASSIFY_COS_MARGIN = 1e-9
 
 
 def face_slopes(mesh, up=(0.0, 0.0, 1.0)) -> np.ndarray:

@@ -19,20 +19,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..constants import DEPENETRATION_PASSES
-
-# ---------------------------------------------------------------- constants (this module)
-# Metres. A clipped displacement rising more than this above what the motion itself asked
-# for climbs a steep slope (float noise of the clip stays far below it).
-CLIMB_TOL = 1e-12
-# Metres (a dot product of a displacement with a unit normal): a crease clip runs when the
-# clipped motion still moves into an earlier plane by more than this (noise stays below).
-CREASE_VIOLATION = 1e-12
-# |n1 x n2| below which two planes are parallel: no crease line, project onto the plane.
-CREASE_MIN_SIN = 1e-9
-# Metres: after the crease clips, motion still into an earlier plane by more than this is a
-# corner (three or more planes): the character stops.
-CORNER_VIOLATION = 1e-9
+from ..constants import (
+    CLIMB_TOL,
+    CORNER_VIOLATION,
+    CREASE_MIN_SIN,
+    CREASE_VIOLATION,
+    DEPENETRATION_PASSES,
+)
 
 
 def dot_rows(a, b):

@@ -27,7 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..constants import CAPSULE_CULL_CHUNK, SWEEP_CULL_CHUNK, SWEEP_PRUNE_FIRST
+from ..constants import CAPSULE_CULL_CHUNK, SWEEP_CULL_CHUNK, SWEEP_PRUNE_FIRST, TANGENT_SLOPE_SLACK
 from ..geometry.closest import segment_triangle_records
 from ..geometry.records import REC_A
 from .rows import (
@@ -41,11 +41,6 @@ from .rows import (
     ROW_NORMAL,
     ROW_OFFSET,
 )
-
-# Relative slack of the tangent cull's slope f'(1/2), times |v|: far above the slope's
-# rounding (the closest-point difference W errs by ~1e-16 of the coordinates, the pad's
-# margin by MESH_CULL_REL of them), far below a slope that matters.
-TANGENT_SLOPE_SLACK = 1e-6
 
 
 class TangentBound(NamedTuple):
@@ -394,7 +389,7 @@ def most_promising_pairs(qi, enter, key) -> np.ndarray:
     order = np.lexsort((enter, key, qi))
     qs = qi[order]
     start = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
-    rank = np.arange(k) - np.repeat(start, np.diff(np.r_[start, k]))
+    rank: np.ndarray = np.arange(k) - np.repeat(start, np.diff(np.r_[start, k]))
     first = np.zeros(k, dtype=bool)
     first[order[rank < SWEEP_PRUNE_FIRST]] = True
     return first

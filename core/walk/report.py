@@ -7,13 +7,54 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ..controller.settings import GROUND_STATES
 
-EVENT_KINDS = ("blocked", "step_too_high", "slope_too_steep", "fell", "fell_out_of_level",
-               "ceiling_too_low", "stuck", "reached_goal")
+
+@dataclass(frozen=True)
+class EventKind:
+    """What one walk event kind means, in the one place every front end reads it from.
+
+    kind : the event's name; value_name : what ``WalkEvent.value`` measures ("rise", "angle",
+    ...; None when the value is not shown); unit : the value's unit in JSON ("m", "deg", "s";
+    None without a value); symbol : the unit as a designer reads it ("m", "°", "s");
+    word : the short word of a label ("step", "slope", ...).
+    """
+
+    kind: str
+    value_name: str | None
+    unit: str | None
+    symbol: str | None
+    word: str
+
+    def label(self, value=None) -> str:
+        """``"step 0.45 m"``, ``"slope 52°"``; the word alone without a finite value."""
+        if self.unit is None or value is None or not math.isfinite(float(value)):
+            return self.word
+        digits = 0 if self.unit == "deg" else 2
+        space = "" if self.symbol == "°" else " "
+        return f"{self.word} {float(value):.{digits}f}{space}{self.symbol}"
+
+
+EVENTS = {e.kind: e for e in (
+    EventKind("blocked", None, None, None, "blocked"),
+    EventKind("step_too_high", "rise", "m", "m", "step"),
+    EventKind("slope_too_steep", "angle", "deg", "°", "slope"),
+    EventKind("fell", "drop", "m", "m", "fall"),
+    EventKind("fell_out_of_level", "drop", "m", "m", "out of level"),
+    EventKind("ceiling_too_low", "clearance", "m", "m", "ceiling"),
+    EventKind("stuck", "stalled", "s", "s", "stuck"),
+    EventKind("reached_goal", "distance", "m", "m", "goal"),
+)}
+EVENT_KINDS = tuple(EVENTS)
+
+
+def event_label(kind: str, value=None) -> str:
+    """The viewport's and the console's label of an event: ``"step 0.45 m"``."""
+    return EVENTS[kind].label(value)
 
 
 def _json_float(x):
@@ -61,11 +102,11 @@ class WalkReport:
     grounded: np.ndarray
     events: list
     reached_goal: bool
-    ground_normal: np.ndarray = None
-    ground_state: np.ndarray = None
+    ground_normal: Any = None  # (N, 3) ndarray, filled by the walker
+    ground_state: Any = None  # (N,) int8 ndarray
     dt: float = 1.0 / 60.0
     duration: float = 0.0
-    stepped: np.ndarray = field(default=None, repr=False)
+    stepped: Any = field(default=None, repr=False)  # (N,) bool ndarray
     ended_airborne: bool = False
 
     def kinds(self) -> list:

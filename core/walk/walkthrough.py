@@ -56,8 +56,11 @@ from .report import EVENT_KINDS, FrameRateReport, WalkEvent, WalkReport
 from .walker import Walker, default_max_time_many
 
 __all__ = ["walkthrough", "walkthrough_many", "compare_frame_rates", "default_max_time",
-           "default_max_time_many", "EVENT_KINDS", "WalkEvent", "WalkReport", "FrameRateReport"]
+           "default_max_time_many", "EVENT_KINDS", "FRAME_RATES", "WalkEvent", "WalkReport",
+           "FrameRateReport"]
 
+
+FRAME_RATES = (30, 60, 120)  # Hz: the rates games ship at, compared by compare_frame_rates
 
 def _as_path(path, name="path") -> np.ndarray:
     p = as_points(path, name)
@@ -211,7 +214,7 @@ def _verdict(rep: WalkReport) -> dict:
 
 
 def compare_frame_rates(mesh, path, settings: ControllerSettings | None = None,
-                        rates=(30, 60, 120), speed=None, max_time=None,
+                        rates=FRAME_RATES, speed=None, max_time=None,
                         position_tolerance=None) -> FrameRateReport:
     """Run ``walkthrough`` at each rate (Hz) and report differing verdicts.
 
@@ -228,7 +231,7 @@ def compare_frame_rates(mesh, path, settings: ControllerSettings | None = None,
     reports = {hz: walkthrough_many(mesh, [path], s, speed=speed, dt=1.0 / hz,
                                     max_time=max_time, controller=ctrl)[0] for hz in rates}
     verdicts = {hz: _verdict(r) for hz, r in reports.items()}
-    diffs = []
+    diffs: list[dict] = []
     goals = {hz: v["reached_goal"] for hz, v in verdicts.items()}
     if len(set(goals.values())) > 1:
         diffs.append({"what": "reached_goal",

@@ -16,9 +16,9 @@ batched mesh queries (no Python loop over faces).
 """
 
 from .common import walkable_faces
-from .ledges import LedgeResult, ledge_audit
+from .ledges import LEDGE_MAX_DROP, LedgeResult, ledge_audit
 from .stairs import StairResult, stair_audit
 from .stand import HeadroomResult, StandResult, headroom_audit, stand_test
 
 __all__ = ["walkable_faces", "stand_test", "headroom_audit", "stair_audit", "ledge_audit",
-           "StandResult", "HeadroomResult", "StairResult", "LedgeResult"]
+           "StandResult", "HeadroomResult", "StairResult", "LedgeResult", "LEDGE_MAX_DROP"]

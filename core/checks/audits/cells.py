@@ -136,16 +136,16 @@ class _Edges(NamedTuple):
 def _edges(x, y, h, orient, nrm) -> _Edges:
     """The edge functions and planes of triangles with corners x, y, h (3 lists of (T,)),
     projected orientation ``orient`` (T,) +-1 and frame normals ``nrm`` (T, 3)."""
-    cols = []
+    cols: list = []
     for a, b in ((0, 1), (1, 2), (2, 0)):
         px, py, qx, qy = x[a], y[a], x[b], y[b]
         first = (px < qx) | ((px == qx) & (py < qy))  # p is the smaller end
-        lx, ly = np.where(first, px, qx), np.where(first, py, qy)
-        cols.append((lx, ly, np.where(first, qx, px) - lx, np.where(first, qy, py) - ly,
-                     np.where(first, orient, -orient)))
+        low_x, low_y = np.where(first, px, qx), np.where(first, py, qy)
+        cols.append((low_x, low_y, np.where(first, qx, px) - low_x,
+                     np.where(first, qy, py) - low_y, np.where(first, orient, -orient)))
     lx, ly, dx, dy, side = (tuple(c[i] for c in cols) for i in range(5))
-    return _Edges(lx, ly, dx, dy, side, -nrm[:, 0] / nrm[:, 2], -nrm[:, 1] / nrm[:, 2],
-                  x[0], y[0], h[0])
+    return _Edges(lx=lx, ly=ly, dx=dx, dy=dy, side=side, gx=-nrm[:, 0] / nrm[:, 2],
+                  gy=-nrm[:, 1] / nrm[:, 2], x0=x[0], y0=y[0], h0=h[0])
 
 
 def _chunk(grid, ed: _Edges, rows, box):

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ...constants import COPLANAR_COS, COPLANAR_DIST
 from ...controller.settings import ControllerSettings
 from ..walkability import WALKABLE, classify_triangles
 
@@ -217,10 +218,6 @@ def _hook(n: int, a, b) -> np.ndarray:
             if (nxt == label).all():
                 break
             label = nxt
-
-
-COPLANAR_COS = 1.0 - 1e-9  # two faces are one polygon's triangles: normals this close...
-COPLANAR_DIST = 1e-6  # ...and the other face's vertices this near the plane, metres
 
 
 def weld_vertices(vertices):

@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...controller.steps import too_high
 from ..walkability import WALKABLE
 from .common import (
     EMPTY_I,
@@ -144,10 +145,10 @@ def _reachable(mesh, s, faces, joins, owner, drops, land, free):
     lreg = np.where(ok, local[np.maximum(land, 0)], -1)
     ok &= lreg >= 0
     src = np.broadcast_to(reg[local[owner]][None, :], lreg.shape)
-    step = ok & (np.abs(drops) <= s.step_height)
+    step = ok & ~too_high(np.abs(drops), s)
     a, b = src[step], reg[lreg[step]]
     reg = components(nf, np.concatenate([joins[0], a]), np.concatenate([joins[1], b]))
-    fall = ok & (drops > s.step_height) & (drops == drops.min(0)[None, :])
+    fall = ok & too_high(drops, s) & (drops == drops.min(0)[None, :])
     fa, fb = reg[src[fall]], reg[reg[lreg[fall]]]
     v = mesh.vertices[mesh.triangles[faces]]
     area = 0.5 * np.linalg.norm(np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0]), axis=1)

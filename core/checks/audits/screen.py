@@ -29,13 +29,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...constants import SUPPORT_MIN_COS
+from ...constants import SCREEN_SLACK, SUPPORT_MIN_COS
 from ..walkability import WALKABLE
 from .common import horizontal_frame, max3, min3
 
 SCREEN_MAX_CELLS = 4_000_000  # grid cells at most (memory: ~5 float64 grids of this size)
 SCREEN_MAX_PAIRS = 40_000_000  # (triangle, cell) pairs of large triangles at most
-SCREEN_SLACK = 1e-6  # metres added to every reach and height bound (rounding of the frame)
 
 
 def _cell_size(span_xy, ext, radius):

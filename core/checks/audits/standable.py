@@ -130,10 +130,17 @@ class StandableMap(NamedTuple):
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def exact_model(settings):
+    """``settings`` judged by the exact model (the limits as given): the map and the moves do
+    not model an engine's padding, climb or edge support (``ControllerSettings.model``)."""
+    return settings if settings.exact else settings.replace(model="exact")
+
+
 def standable_map(mesh, settings=None) -> StandableMap:
-    """The standable map of ``mesh`` for the character of ``settings`` (module docstring);
-    kept with the mesh: a second call with equal settings returns the same map."""
-    s = settings_or_default(settings)
+    """The standable map of ``mesh`` for the character of ``settings`` (module docstring),
+    judged by the exact model (``exact_model``); kept with the mesh: a second call with equal
+    settings returns the same map."""
+    s = exact_model(settings_or_default(settings))
     cached = _CACHE.get(mesh)
     if cached is not None and cached[0] == s:
         return cached[1]
@@ -312,7 +319,8 @@ def _build(mesh, s) -> StandableMap:
     clearance = np.full(sp.face.size, np.nan)
     ceiling = np.full(sp.face.size, -1, np.int64)
     clearance[cramped], ceiling[cramped] = _clearance(mesh, s, sp.foot[cramped])
+    standable, cramped_area, buried = areas
     return StandableMap(grid, sp.face, sp.cell, sp.foot, sp.height, state, fr.stand,
                         fr.centre, fr.screened, fr.depth, fr.blocker, weight, clearance, ceiling,
-                        region, region_area, region_point, *areas, face_state, face_span,
-                        cols, classes)
+                        region, region_area, region_point, standable, cramped_area, buried,
+                        face_state, face_span, cols, classes)

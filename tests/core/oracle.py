@@ -96,28 +96,28 @@ def _v3(x) -> tuple:
 # ---------------------------------------------------------------------------------------------
 
 
+# Written independently of core (core/geometry/exact.py has its own integer algebra): a
+# shared helper would let one mistake pass both the code and its oracle.
 def _add(u, v):
-    return (u[0] + v[0], u[1] + v[1], u[2] + v[2])
+    return tuple(a + b for a, b in zip(u, v, strict=True))
 
 
 def _sub(u, v):
-    return (u[0] - v[0], u[1] - v[1], u[2] - v[2])
+    return tuple(a - b for a, b in zip(u, v, strict=True))
 
 
 def _mul(s, v):
-    return (s * v[0], s * v[1], s * v[2])
+    return tuple(s * a for a in v)
 
 
 def _dot(u, v):
-    return u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+    return sum((a * b for a, b in zip(u, v, strict=True)), Fraction(0))
 
 
 def _cross(u, v):
-    return (
-        u[1] * v[2] - u[2] * v[1],
-        u[2] * v[0] - u[0] * v[2],
-        u[0] * v[1] - u[1] * v[0],
-    )
+    """(u x v)_i = u_j v_k - u_k v_j over the cyclic (i, j, k)."""
+    return tuple(u[(i + 1) % 3] * v[(i + 2) % 3] - u[(i + 2) % 3] * v[(i + 1) % 3]
+                 for i in range(3))
 
 
 def _norm2(v):

@@ -9,9 +9,6 @@ import types
 from unittest import mock
 
 import ops_scenes as S
-import pytest
-
-pytestmark = pytest.mark.blender
 
 
 def record(panel_cls, context):

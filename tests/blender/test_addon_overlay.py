@@ -16,9 +16,7 @@ import blender_helpers as bh
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.blender
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @pytest.fixture
@@ -135,7 +133,7 @@ _GL_SCRIPT = textwrap.dedent(r"""
                              handle_error=reraise)
     import importlib
     overlay = importlib.import_module(mod.__name__ + ".addon.overlay")
-    sys.path.insert(0, os.path.join(root, "tests"))
+    sys.path.insert(0, os.path.join(root, "tests", "blender"))
     import blender_helpers as bh
     bpy.ops.wm.read_homefile(use_empty=True)
     scene = bpy.context.scene

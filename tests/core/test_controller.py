@@ -1,6 +1,6 @@
 """CharacterController: settings, collide-and-slide, ground state, step-up, snap, recovery.
 
-Scenes are small numpy meshes from tests/controller_scenes.py: metres, Z up, the character
+Scenes are small numpy meshes from tests/core/controller_scenes.py: metres, Z up, the character
 walks along +x from x = 0.
 """
 
@@ -294,8 +294,10 @@ MOVE_HASHES = {
     1: {"stairs": ("5d560ff0a2d7d2bf", 3383), "cluttered": ("d10fe6c272204496", 5791),
         "wall": ("4fddd718d1bc9978", 8238)},
 }
+MOVE_HASHES[2] = MOVE_HASHES[1]  # recorded on numpy 2.4.6 (the core lane): the same bits
 
 
+@pytest.mark.slow  # over 10 s on the 2-core CI machine
 @pytest.mark.parametrize("scene", ["stairs", "cluttered", "wall"])
 def test_move_sequences_match_their_pinned_hashes(scene):
     """One character is a batch of one: the moves through hits, steps, snaps, edges, falls

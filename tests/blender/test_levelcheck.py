@@ -15,14 +15,13 @@ import pytest
 
 from tools import levelcheck, levelcheck_render, sample_level
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLI = ROOT / "tools" / "levelcheck.py"
 SCHEMA = json.loads((ROOT / "schema" / "report.schema.json").read_text())
 README_FIRST = ("python3.11 -m venv .venv && .venv/bin/pip install -q -r requirements.txt && "
                 ".venv/bin/python tools/levelcheck.py")
 FAST = ["--no-png", "--checks", "penetration,walks", "--quiet"]
 TIMINGS = "timings_s"
-pytestmark = pytest.mark.blender
 
 
 def _keys(level):

@@ -4,9 +4,6 @@ everything works again afterwards."""
 import importlib
 
 import ops_scenes as S
-import pytest
-
-pytestmark = pytest.mark.blender
 
 HANDLER_LISTS = ("depsgraph_update_post", "depsgraph_update_pre", "load_post", "load_pre",
                  "save_pre", "save_post", "frame_change_post", "frame_change_pre",

@@ -1,4 +1,4 @@
-"""core.contact against the exact Fraction oracle (tests/oracle.py).
+"""core.contact against the exact Fraction oracle (tests/core/oracle.py).
 
 About 6,000 oracle evaluations per run (hypothesis cases x frames, boundary probes, named
 regressions), all deterministic (hypothesis derandomize=True).
@@ -9,16 +9,10 @@ moving the capsule by normal * (depth + 1e-7) separates it (exact oracle distanc
 """
 
 import math
-import os
-import sys
 
 import numpy as np
-import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-sys.path.insert(0, os.path.dirname(__file__))
 import oracle  # noqa: E402
+import pytest
 from capsule_collision.core.constants import CONTACT_SLOP  # noqa: E402
 from capsule_collision.core.geometry.closest import closest_point_segment  # noqa: E402
 from capsule_collision.core.geometry.contact import (  # noqa: E402
@@ -29,6 +23,8 @@ from capsule_collision.core.geometry.contact import (  # noqa: E402
 )
 from capsule_collision.core.geometry.shapes import Capsule  # noqa: E402
 from frames import FRAME_IDS, FRAMES, SETTINGS, in_frame, size  # noqa: E402
+from hypothesis import given
+from hypothesis import strategies as st
 
 EPS = np.finfo(np.float64).eps
 TRI = [(0.0, 0.0, 0.0), (4.0, 0.0, 0.0), (0.0, 4.0, 0.0)]

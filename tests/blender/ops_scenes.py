@@ -1,4 +1,4 @@
-"""Blender scenes for the operator tests (tests/test_addon_ops*.py), built from numpy.
+"""Blender scenes for the operator tests (tests/blender/test_addon_ops*.py), built from numpy.
 
 Every builder takes the ``bpy`` module and returns the objects it made. Lengths are in Blender
 units; tests set ``scene.unit_settings.scale_length`` for centimetre scenes.
@@ -11,7 +11,7 @@ import numpy as np
 
 
 def mesh_object(bpy, name, verts, faces, **kw):
-    """A mesh object (tests/blender_helpers.mesh_object; ``bpy`` kept for the builders' calls)."""
+    """A mesh object (blender_helpers.mesh_object; ``bpy`` kept for the builders' calls)."""
     return blender_helpers.mesh_object(name, verts, faces, **kw)
 
 

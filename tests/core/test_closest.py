@@ -1,4 +1,4 @@
-"""core.closest against the exact Fraction oracle (tests/oracle.py).
+"""core.closest against the exact Fraction oracle (tests/core/oracle.py).
 
 About 11,000 oracle evaluations per run (hypothesis cases x 4 frames + the adversarial lists),
 all deterministic (hypothesis derandomize=True).
@@ -11,16 +11,10 @@ nothing); returned points additionally carry the rounding of their absolute coor
 
 import itertools
 import math
-import os
-import sys
 
 import numpy as np
-import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-sys.path.insert(0, os.path.dirname(__file__))
 import oracle  # noqa: E402
+import pytest
 from capsule_collision.core.geometry.closest import (  # noqa: E402
     closest_point_segment,
     closest_point_triangle,
@@ -31,6 +25,8 @@ from capsule_collision.core.geometry.closest import (  # noqa: E402
     closest_points_segment_triangle_many,
 )
 from frames import FRAME_IDS, FRAMES, SETTINGS, in_frame, size  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 EPS = np.finfo(np.float64).eps
 REL = 1e-9  # relative distance agreement with the oracle

@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 BLENDER_MODULES = {"bpy", "bmesh", "mathutils", "gpu", "gpu_extras", "blf", "bpy_extras", "bl_math"}
 OWN_PACKAGES = {"core", "addon", "tools", "tests"}
 
@@ -148,3 +148,29 @@ def test_layer_checks_can_fail(tmp_path):
     assert _relative_target(ROOT / "core" / "mesh" / "probe.py", 2, "walk") == ["walk"]
     assert _core_layer(["walk"]) > _core_layer(["mesh"])
     assert [text for _, text in _nested_imports(probe)] == ["from . import rays"]
+
+
+def _named_epsilons(path):
+    """Module-level names bound to an expression with a float literal in (0, 1e-3)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = []
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            tiny = [c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant)
+                    and isinstance(c.value, float) and 0.0 < abs(c.value) < 1e-3]
+            if tiny:
+                out.append((node.lineno, ast.unparse(node).split("=")[0].strip()))
+    return out
+
+
+@pytest.mark.parametrize("path", [p for p in _sources("core") if p.name != "constants.py"],
+                         ids=str)
+def test_every_epsilon_lives_in_constants(path):
+    """core/constants.py says every epsilon comes from there (issue 17): make it true."""
+    assert _named_epsilons(path) == []
+
+
+def test_epsilon_check_can_fail(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("SLACK = 1e-9\nCOUNT = 8\nNEAR_ONE = 1.0 - 1e-6\n")
+    assert [name for _, name in _named_epsilons(probe)] == ["SLACK", "NEAR_ONE"]

@@ -11,9 +11,8 @@ import zipfile
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
-pytestmark = pytest.mark.blender
 
 
 def _bpy_dir():

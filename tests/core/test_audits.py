@@ -2,12 +2,10 @@
 
 Scenes: the bundled sample level; a Blender-like export (floor of two triangles, a closed
 six-riser staircase, a landing, two ramps, a wall); a floor partly under a landing; four
-rooms with one real problem each (tests/audit_scenes.py). Findings of the one-problem scene
+rooms with one real problem each (tests/core/audit_scenes.py). Findings of the one-problem scene
 are confirmed with the controller (a capsule placed there, a short walk across it).
 """
 
-import os
-import sys
 import warnings
 
 import numpy as np
@@ -47,7 +45,6 @@ from capsule_collision.core.walk.walkthrough import walkthrough
 
 S = ControllerSettings()
 # The old bundled sample: the benchmark's stairs-and-ramps block (tools/scenes.py)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "tools"))
 import scenes  # noqa: E402
 
 

@@ -19,7 +19,7 @@ from capsule_collision.core.checks.verdicts import CapsuleCheck, PathCheck
 
 jsonschema = pytest.importorskip("jsonschema")  # pinned in requirements.txt
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "schema" / "report.schema.json").read_text())
 
 
@@ -173,7 +173,7 @@ def test_frame_rate_differences_become_findings(monkeypatch):
 
 
 def test_stair_and_ledge_sections_count_risers_and_runs():
-    """On the one-problem rooms (tests/audit_scenes.py) the stair section counts risers, not
+    """On the one-problem rooms (tests/core/audit_scenes.py) the stair section counts risers, not
     riser triangles: exactly one riser too high (0.45 m) and one tread too shallow (5 cm), one
     row each; the ledge section has one row per run, with its length and ends."""
     from audit_scenes import one_problem_scene

@@ -199,6 +199,7 @@ def test_to_dict_is_json_with_the_design_names():
 DETERMINISM_TRACE_SHA256 = {
     1: "7211a9628bdbe5fa1844b8071b4992ca74f3fa1a872753b0a5ad353cc639d465",
 }
+DETERMINISM_TRACE_SHA256[2] = DETERMINISM_TRACE_SHA256[1]  # numpy 2.4.6: the same bits
 
 
 def test_determinism_trace_hash_is_identical():
@@ -283,6 +284,7 @@ def _same_reports(a, b):
         assert x.ground_normal.tobytes() == y.ground_normal.tobytes()
 
 
+@pytest.mark.slow  # over 10 s on the 2-core CI machine
 @pytest.mark.parametrize("workers", [2, 3])
 def test_workers_give_the_same_reports_in_the_same_order(workers):
     # characters dealt round-robin to forked processes: every report equals the one-process
@@ -461,6 +463,7 @@ ONE_CHARACTER_WALKS = {1: {
     "stairs_down": [('0f504a7f9892d8e6', 83), ('e5aeb564c7caa652', 158),
                     ('1b9fe86715d0e4d8', 313)],
 }}
+ONE_CHARACTER_WALKS[2] = ONE_CHARACTER_WALKS[1]  # recorded on numpy 2.4.6: the same bits
 
 
 @pytest.mark.parametrize("scene", ["stairs", "steep_ramp", "gap", "ceiling", "corridor",

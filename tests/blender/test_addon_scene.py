@@ -7,8 +7,6 @@ import numpy as np
 import pytest
 from capsule_collision.core import Capsule, TriangleMesh
 
-pytestmark = pytest.mark.blender
-
 
 @pytest.fixture
 def sd(addon):

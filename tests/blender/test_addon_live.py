@@ -4,8 +4,6 @@ import blender_helpers as bh
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.blender
-
 
 @pytest.fixture
 def mods(addon):

@@ -1,6 +1,6 @@
 """Tests of core/geometry/sweep.py: swept capsule vs triangle, checked against the exact oracle.
 
-Oracle cases: every case below is decided with tests/oracle.py (exact Fractions):
+Oracle cases: every case below is decided with tests/core/oracle.py (exact Fractions):
 200 hypothesis cases (grid and float coordinates, 10 km offsets, 0.1 mm scales, 30 m/frame
 sweeps, motion along the triangle plane, degenerate capsules and triangles) + 43 named
 adversarial cases + 48 no-tunnelling sweeps through a 0.05 m thick wall (2 triangles each)
@@ -20,11 +20,10 @@ adversarial cases + 48 no-tunnelling sweeps through a 0.05 m thick wall (2 trian
 
 from __future__ import annotations
 
-import os
-import sys
 from fractions import Fraction
 
 import numpy as np
+import oracle as O
 import pytest
 from capsule_collision import core
 from capsule_collision.core.geometry.shapes import Capsule, Hit
@@ -34,12 +33,6 @@ from capsule_collision.core.geometry.sweep import (
 )
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-try:
-    import oracle as O
-except ImportError:  # pragma: no cover - conftest normally puts tests/ on sys.path
-    sys.path.insert(0, os.path.dirname(__file__))
-    import oracle as O
 
 F = O.F
 REL = 1e-9  # relative distance tolerance of the property checks
@@ -51,7 +44,7 @@ STATS = {"cases": 0, "hits": 0, "worst_dt": 0.0, "worst_dt_m_rel": 0.0}
 
 
 # ---------------------------------------------------------------------------------------------
-# sweep-specific exact helpers, built on tests/oracle.py
+# sweep-specific exact helpers, built on tests/core/oracle.py
 # ---------------------------------------------------------------------------------------------
 
 
@@ -254,6 +247,7 @@ def sweep_cases(draw):
 
 @settings(max_examples=200, derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow  # over 10 s on the 2-core CI machine
 @given(sweep_cases())
 def test_sweep_matches_exact_oracle(case):
     check_case(case, "hypothesis")
@@ -440,6 +434,7 @@ def _wall_cases():
     return cases
 
 
+@pytest.mark.slow  # over 10 s on the 2-core CI machine
 def test_no_tunnelling_through_thin_wall_at_30m_per_sweep():
     cases = _wall_cases()
     p = np.array([cs[0] for cs in cases] * 2)

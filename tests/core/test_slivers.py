@@ -10,7 +10,7 @@ of 0.2-1.5 m), `sphere_triangle` reported contacts where nothing touches, sweeps
 slivers with queries 0.2-1.5 m beyond an end: 237 closest points at distance 0, 211 contacts
 of a 0.1 m sphere; 15 of this file's 33 tests failed, all 0 after the fix).
 
-Every answer is checked against the rational oracle (tests/oracle.py) in three frames:
+Every answer is checked against the rational oracle (tests/core/oracle.py) in three frames:
 ordinary scale, 10 km from the origin, and 0.1 mm scale. A sliver behaves as the segment it
 nearly is: a distance within rounding of the oracle's, no contact where the oracle's distance
 is at least the radius, no sweep hit where the oracle's distance stays at least the radius,
@@ -18,14 +18,10 @@ and no ray hit (a sliver has no interior a ray can hit, like a zero-area triangl
 """
 
 import math
-import os
-import sys
 
 import numpy as np
-import pytest
-
-sys.path.insert(0, os.path.dirname(__file__))
 import oracle  # noqa: E402
+import pytest
 from capsule_collision.core import (  # noqa: E402
     Capsule,
     TriangleMesh,

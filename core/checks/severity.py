@@ -1,0 +1,79 @@
+"""Severities: how much each kind of finding matters, one table for the panel and the CLI.
+
+A finding is anything a check says a designer should look at: an expectation that did not
+hold (a capsule, a path, a reachability target), an audit's problem rows, a level warning. Each
+kind has a default severity:
+
+- ``error``: the level does what the designer said it must not (a capsule expected clear
+  penetrates, a route expected to reach its goal does not, a target expected reachable is not).
+  A CI gate fails on these by default (``levelcheck --fail-on error``).
+- ``warning``: probably a level bug, never a broken promise: audit problems a character meets
+  (cannot stand, low headroom, a riser above the step height), islands and traps, a verdict
+  that changes with the frame rate, a level that looks rotated or in centimetres, a level with
+  nothing to check. ``--fail-on warning`` fails on these too.
+- ``info``: worth seeing, not worth failing: ledges over drops (many are deliberate).
+
+``SEVERITIES`` is ordered most severe first; ``rank`` sorts findings so (next/previous finding
+in the panel, the console, the report).
+"""
+
+from __future__ import annotations
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+SEVERITIES = (ERROR, WARNING, INFO)  # most severe first
+
+# Finding kinds and their default severity (the README's table is generated from this one).
+DEFAULT_SEVERITY = {
+    "capsule": ERROR,  # a capsule's expectation (clear / penetrating) did not hold
+    "walk": ERROR,  # a path's expectation (reached_goal / an event) did not hold
+    "target": ERROR,  # a reachability target's expectation did not hold
+    "frame_rate": WARNING,  # a walk's verdict differs between 30, 60 and 120 Hz
+    "stand": WARNING,  # walkable floor where the character cannot stand (cramped)
+    "headroom": WARNING,  # walkable floor under a ceiling lower than the character
+    "stairs": WARNING,  # a flight's riser above the step height or a tread too shallow
+    "islands": WARNING,  # standable floor no spawn reaches
+    "traps": WARNING,  # floor a spawn reaches but cannot leave (pits, one-way drops)
+    "ledges": INFO,  # walkable floor at the edge of a drop higher than the step height
+    "level": WARNING,  # the level itself: looks rotated, centimetres, nothing to check
+}
+FINDING_KINDS = tuple(DEFAULT_SEVERITY)
+
+
+def parse_severity(value, field: str = "severity") -> str:
+    """``value`` as one of SEVERITIES (case-insensitive); ValueError naming ``field``."""
+    word = value.strip().lower() if isinstance(value, str) else value
+    if word not in SEVERITIES:
+        raise ValueError(f"{field}: expected one of {', '.join(SEVERITIES)}, got {value!r}")
+    return word
+
+
+def severity_of(kind: str, overrides=None) -> str:
+    """The severity of a finding of ``kind``: ``overrides[kind]`` when given, else the
+    default. ValueError for an unknown kind."""
+    if kind not in DEFAULT_SEVERITY:
+        raise ValueError(f"unknown finding kind {kind!r}; known: {', '.join(FINDING_KINDS)}")
+    if overrides and kind in overrides:
+        return parse_severity(overrides[kind], f"severity of {kind}")
+    return DEFAULT_SEVERITY[kind]
+
+
+def rank(severity: str) -> int:
+    """0 for errors, 1 for warnings, 2 for infos: the sort key of findings."""
+    return SEVERITIES.index(parse_severity(severity))
+
+
+def fails(severity: str, fail_on: str = ERROR) -> bool:
+    """Whether a finding of ``severity`` fails a gate that fails on ``fail_on`` and above
+    (``fail_on`` "error": errors only; "warning": errors and warnings; "info": every
+    finding)."""
+    return rank(severity) <= rank(fail_on)
+
+
+def count_by_severity(severities) -> dict:
+    """``{"error": n, "warning": m, "info": k}`` for an iterable of severities."""
+    counts = dict.fromkeys(SEVERITIES, 0)
+    for s in severities:
+        counts[parse_severity(s)] += 1
+    return counts
