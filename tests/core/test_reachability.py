@@ -257,3 +257,11 @@ def test_components_match_a_union_find():
             parent[max(rx, ry)] = min(rx, ry)
         roots = np.array([_root(parent, i) for i in range(n)], np.int64)
         assert components(n, a, b).tolist() == roots.tolist()
+
+
+def test_an_engine_model_is_judged_by_the_exact_model():
+    mesh = steps_scene()
+    exact = reachability(mesh, [[1.0, 4.0, 0.0]], S)
+    jolt = reachability(mesh, [[1.0, 4.0, 0.0]], S.replace(model="jolt"))
+    assert jolt.reachable_area == exact.reachable_area
+    assert (jolt.cell_class == exact.cell_class).all()

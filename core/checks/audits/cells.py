@@ -140,9 +140,10 @@ def _edges(x, y, h, orient, nrm) -> _Edges:
     for a, b in ((0, 1), (1, 2), (2, 0)):
         px, py, qx, qy = x[a], y[a], x[b], y[b]
         first = (px < qx) | ((px == qx) & (py < qy))  # p is the smaller end
-        low_x, low_y = np.where(first, px, qx), np.where(first, py, qy)
-        cols.append((low_x, low_y, np.where(first, qx, px) - low_x,
-                     np.where(first, qy, py) - low_y, np.where(first, orient, -orient)))
+        sign = np.where(first, 1.0, -1.0)
+        # from the smaller end: the same floats for both triangles sharing the edge
+        cols.append((np.where(first, px, qx), np.where(first, py, qy), (qx - px) * sign,
+                     (qy - py) * sign, orient * sign))
     lx, ly, dx, dy, side = (tuple(c[i] for c in cols) for i in range(5))
     return _Edges(lx=lx, ly=ly, dx=dx, dy=dy, side=side, gx=-nrm[:, 0] / nrm[:, 2],
                   gy=-nrm[:, 1] / nrm[:, 2], x0=x[0], y0=y[0], h0=h[0])
