@@ -101,7 +101,7 @@ def check_one(bpy, level, job, work_dir: str, say):
     res = core_report.run_checks(
         geometry.mesh, settings, capsules, paths, checks=job.checks, min_depth=job.min_depth,
         frame_rates=job.frame_rates, spawns=spec.spawns, targets=targets,
-        reach=getattr(core, "reachability", None), likely_up=_likely_up(level),
+        likely_up=_likely_up(level),
         progress=lambda m: say(f"level {level.display}: {m}"))
     res.warnings = _warnings(level, res)
     name = spec.name or ("Sample level" if level.path is None else

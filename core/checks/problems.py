@@ -120,29 +120,35 @@ def audit_findings(kind: str, result, name_of, settings=None,
     """Findings of audit ``kind`` (AUDIT_KINDS) for its ``result``, worst first.
 
     name_of : callable(triangle) -> str naming a triangle ("Stairs 45cm face 6"), the
-    finding's name and identity across runs (ledge runs add their position, several runs
-    lie on one face). At most ``limit`` findings, then one named "<kind>: more" counting the
-    rest."""
+    finding's name and identity across runs: one finding per name, the worst row (the
+    triangles of one face share its name; ledge runs add their position, several runs lie on
+    one face). At most ``limit`` findings, then one named "<kind>: more" counting the rest.
+    Returns (findings, the problem row of each listed finding)."""
     problems = PROBLEMS[kind](result)
-    out, seen = [], {}
-    for k in range(min(limit, len(problems.rows))):
+    out, rows, seen = [], [], set()
+    for k in range(len(problems.rows)):
         p = problems.position[k]
         name = str(name_of(int(problems.faces[k])))
         if kind == "ledges":
             name += " at " + format_vector(np.round(p, 1), 1)
-        seen[name] = seen.get(name, 0) + 1
-        if seen[name] > 1:
-            name += f" #{seen[name]}"
+        if name in seen:
+            continue
+        seen.add(name)
+        if len(out) == limit:
+            out.append(None)  # counted below
+            continue
         got = problems.got[k]
         where = f"{name} at {format_vector(p, 2)}" if kind != "ledges" else name
         out.append(Finding(kind, name, "no problem", got, tuple(float(x) for x in p),
                            _message(kind, where, float(problems.value[k]), got, settings)))
-    rest = len(problems.rows) - limit
+        rows.append(k)
+    listed = [f for f in out if f is not None]
+    rest = len(out) - len(listed)
     if rest > 0:
-        out.append(Finding(kind, f"{kind}: more", "no problem", "more problems", None,
-                           f"{rest} more {kind} problem(s) in this level beyond the "
-                           f"{limit} listed (see the report's audits)"))
-    return out
+        listed.append(Finding(kind, f"{kind}: more", "no problem", "more problems", None,
+                              f"{rest} more {kind} problem(s) in this level beyond the "
+                              f"{limit} listed (see the report's audits)"))
+    return listed, rows
 
 
 def level_findings(warnings, has_checks: bool) -> list:

@@ -22,12 +22,14 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ..walk.walkthrough import FRAME_RATES, compare_frame_rates, walkthrough_many
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test
 from .problems import AUDIT_KINDS, PROBLEMS, audit_findings, level_findings
+from .reachability import reachability
 from .report_rows import (
     TRIANGLES_LISTED,
     TriangleNames,
@@ -68,7 +70,7 @@ def parse_checks(names) -> tuple:
     tuple in CHECKS order. ValueError naming the unknown check and the allowed ones."""
     if isinstance(names, str):
         names = [n for n in names.split(",") if n.strip()]
-    wanted = set()
+    wanted: set[str] = set()
     for name in names:
         word = str(name).strip().lower().replace("-", "_")
         if word == "all":
@@ -104,8 +106,8 @@ def parse_frame_rates(rates) -> tuple:
 class LevelResults:
     """Raw results of ``run_checks`` (see there); ``level_report`` turns them into JSON data."""
 
-    mesh: object
-    settings: object
+    mesh: Any
+    settings: Any
     checks: tuple
     capsules: list
     paths: list
@@ -114,13 +116,13 @@ class LevelResults:
     capsule_verdicts: list = field(default_factory=list)
     walk_reports: list = field(default_factory=list)
     frame_rate_reports: list = field(default_factory=list)
-    stand: object = None
-    stairs: object = None
-    headroom: object = None
-    ledges: object = None
+    stand: Any = None
+    stairs: Any = None
+    headroom: Any = None
+    ledges: Any = None
     spawns: np.ndarray | None = None
     targets: list = field(default_factory=list)
-    reach: object = None  # targets.ReachResults, or None when reachability did not run
+    reach: Any = None  # targets.ReachResults, or None when reachability did not run
     warnings: list = field(default_factory=list)
     findings: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
@@ -156,8 +158,9 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
 
     workers : processes sharing the walks (``walkthrough_many``); progress : callable(str)
     told before each check and path (e.g. printing to stderr), or None. spawns : (K, 3)
-    foot points and targets : TargetCheck, judged by ``reach`` (``core.reachability``; see
-    core/checks/targets.py) when "reachability" is among the checks and either is given.
+    foot points and targets : TargetCheck, judged by ``reach`` (default
+    ``core.reachability``; see core/checks/targets.py) when "reachability" is among the checks
+    and either is given.
     likely_up : where the caller expects a rotated level's floors to face
     (``sanity.level_warnings``), or None."""
     checks = parse_checks(checks)
@@ -206,7 +209,7 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
     _audits(res, timed)
     if "reachability" in checks and (len(res.spawns) or res.targets):
         res.reach = timed("reachability", lambda: run_reachability(
-            reach, mesh, res.spawns, res.targets, settings))
+            reach or reachability, mesh, res.spawns, res.targets, settings))
         res.findings.extend(target_findings(res.targets, res.reach.reached))
     res.findings = [f for f in res.findings if f is not None]
     return res
@@ -275,10 +278,11 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
         if result is None:
             continue
         problems = PROBLEMS[kind](result)
-        for k, finding in enumerate(audit_findings(kind, result, name_of, res.settings)):
-            listed = finding.position is not None
-            out.append((finding, problems.faces[k:k + 1].tolist() if listed else [], False,
-                        problems.value[k] if listed else None))
+        findings, rows = audit_findings(kind, result, name_of, res.settings)
+        for k, finding in enumerate(findings):
+            row = rows[k] if k < len(rows) else None
+            out.append((finding, [] if row is None else [int(problems.faces[row])], False,
+                        None if row is None else problems.value[row]))
     if res.reach is not None:
         for finding in region_findings(res.reach.result, name_of):
             out.append((finding, [], False, None))

@@ -348,10 +348,12 @@ def parse_spec(doc, source: str = "<spec>") -> LevelSpec:
     up, forward = _frame(doc, source)
     spawns = tuple(_vec3(p, source, f"spawns[{k}]")
                    for k, p in enumerate(_list(doc, "spawns", source)))
+    targets = _targets(doc, source)
+    if targets and not spawns:
+        _fail(source, "targets", "need \"spawns\" (foot points the character starts from)")
     return LevelSpec(doc.get("name"), doc.get("mesh"), None if preset is None else preset.lower(),
                      settings, doc.get("collection"), naming, up, forward,
-                     _capsules(doc, source), _paths(doc, source), spawns,
-                     _targets(doc, source))
+                     _capsules(doc, source), _paths(doc, source), spawns, targets)
 
 
 # ----------------------------------------------------------------------------- merging

@@ -1,10 +1,10 @@
 """Reachability targets: foot points a spawn must (or must not) reach, and what the report
 says about where the character can go.
 
-The seam to ``core.reachability(mesh, spawns, settings)`` (issue 19): ``run_reachability``
-takes that function as an argument (``reach``), so the report and the CLI are wired and tested
-before it lands, with any callable returning an object with ``can_reach(points) -> (P,) bool``
-and ``islands`` / ``traps`` (regions with ``faces``, ``area`` and a foot ``point``).
+``run_reachability`` takes the flood as an argument (``reach``: ``core.reachability(mesh,
+spawns, settings)`` in the report, a stand-in in tests): any callable returning an object
+with ``can_reach(points) -> (P,) bool`` and ``islands`` / ``traps`` (regions with ``faces``,
+``area`` and a foot ``point``).
 
 - ``TargetCheck(name, point, expect)``: ``expect`` "reachable" or "unreachable".
 - ``run_reachability(reach, mesh, spawns, targets, settings)`` -> ``ReachResults``.
@@ -44,11 +44,11 @@ class ReachResults(NamedTuple):
 
 def run_reachability(reach, mesh, spawns, targets, settings) -> ReachResults:
     """Flood the level from ``spawns`` (K, 3) foot points with ``reach`` (the function
-    ``core.reachability``) and judge ``targets`` (TargetCheck). ValueError when ``reach`` is
-    None (this build has no reachability) or a target's expectation is unknown."""
-    if reach is None:
-        raise ValueError("reachability: spawns or targets are given but this build has no "
-                         "core.reachability (issue 19)")
+    ``core.reachability``) and judge ``targets`` (TargetCheck). ValueError when there is no
+    spawn to flood from, or a target's expectation is unknown."""
+    if not len(spawns):
+        raise ValueError("reachability: targets need spawns (\"spawns\": [[x, y, z], ...] in "
+                         "the level's spec)")
     for t in targets:
         if t.expect not in TARGET_EXPECTATIONS:
             raise ValueError(f"target {t.name!r} expect: unknown expected verdict "

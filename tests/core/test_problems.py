@@ -41,6 +41,15 @@ def test_a_stair_problem_is_one_row_per_bad_riser_highest_first():
     assert stair_problem_triangles(_stairs()).tolist() == [0, 1, 4]  # every bad triangle
 
 
+def test_one_finding_per_face_its_worst_row():
+    stand = SimpleNamespace(faces=np.array([4, 5, 7]), depth=np.array([0.1, 0.3, 0.2]),
+                            position=np.zeros((3, 3)))
+    faces = {4: "Floor face 2", 5: "Floor face 2", 7: "Ramp face 0"}  # 4, 5: one quad
+    findings, rows = audit_findings("stand", stand, faces.get)
+    assert [f.name for f in findings] == ["Floor face 2", "Ramp face 0"]
+    assert "penetrates 0.300 m" in findings[0].message and rows == [0, 1]
+
+
 def test_ledges_without_floor_below_come_first():
     lg = SimpleNamespace(faces=np.array([1, 2, 3]), drop=np.array([1.0, np.inf, 2.0]),
                          position=np.zeros((3, 3)))
@@ -48,9 +57,10 @@ def test_ledges_without_floor_below_come_first():
 
 
 def test_audit_findings_are_named_by_face_capped_and_counted():
-    findings = audit_findings("stairs", _stairs(), lambda t: f"Stairs face {t}",
-                              SimpleNamespace(step_height=0.35), limit=1)
+    findings, rows = audit_findings("stairs", _stairs(), lambda t: f"Stairs face {t}",
+                                    SimpleNamespace(step_height=0.35), limit=1)
     first, more = findings
+    assert rows == [0]  # the problem row (of stair_problems) of the listed finding
     assert (first.check, first.name, first.got, first.severity) == (
         "stairs", "Stairs face 30", "too_high", "warning")
     assert "a 0.50 m riser, above the step height (0.35 m)" in first.message
@@ -97,6 +107,7 @@ def test_targets_become_errors_when_their_expectation_fails():
                                                             "warning")
 
 
-def test_without_core_reachability_the_seam_refuses_clearly():
-    with pytest.raises(ValueError, match="no core.reachability"):
-        run_reachability(None, None, [[0, 0, 0]], [], None)
+def test_targets_without_spawns_are_refused_clearly():
+    with pytest.raises(ValueError, match="targets need spawns"):
+        run_reachability(lambda *a: FakeReach(), None, np.empty((0, 3)),
+                         [TargetCheck("T", (0, 0, 0), "reachable")], None)
