@@ -116,7 +116,7 @@ def _message(kind, where, value, got, settings) -> str:
 
 
 def audit_findings(kind: str, result, name_of, settings=None,
-                   limit: int = AUDIT_FINDINGS_LISTED) -> list:
+                   limit: int = AUDIT_FINDINGS_LISTED) -> tuple[list, list]:
     """Findings of audit ``kind`` (AUDIT_KINDS) for its ``result``, worst first.
 
     name_of : callable(triangle) -> str naming a triangle ("Stairs 45cm face 6"), the
@@ -125,7 +125,10 @@ def audit_findings(kind: str, result, name_of, settings=None,
     one face). At most ``limit`` findings, then one named "<kind>: more" counting the rest.
     Returns (findings, the problem row of each listed finding)."""
     problems = PROBLEMS[kind](result)
-    out, rows, seen = [], [], set()
+    out: list[Finding] = []
+    rows: list[int] = []
+    seen: set[str] = set()
+    rest = 0
     for k in range(len(problems.rows)):
         p = problems.position[k]
         name = str(name_of(int(problems.faces[k])))
@@ -135,20 +138,18 @@ def audit_findings(kind: str, result, name_of, settings=None,
             continue
         seen.add(name)
         if len(out) == limit:
-            out.append(None)  # counted below
+            rest += 1
             continue
         got = problems.got[k]
         where = f"{name} at {format_vector(p, 2)}" if kind != "ledges" else name
         out.append(Finding(kind, name, "no problem", got, tuple(float(x) for x in p),
                            _message(kind, where, float(problems.value[k]), got, settings)))
         rows.append(k)
-    listed = [f for f in out if f is not None]
-    rest = len(out) - len(listed)
-    if rest > 0:
-        listed.append(Finding(kind, f"{kind}: more", "no problem", "more problems", None,
-                              f"{rest} more {kind} problem(s) in this level beyond the "
-                              f"{limit} listed (see the report's audits)"))
-    return listed, rows
+    if rest:
+        out.append(Finding(kind, f"{kind}: more", "no problem", "more problems", None,
+                           f"{rest} more {kind} problem(s) in this level beyond the "
+                           f"{limit} listed (see the report's audits)"))
+    return out, rows
 
 
 def level_findings(warnings, has_checks: bool) -> list:

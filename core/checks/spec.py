@@ -388,7 +388,7 @@ def merge_checks(spec: LevelSpec, scene_capsules, scene_paths, settings: Control
             raise ValueError(f"spec capsule {row.name!r}: no such capsule in the level, and "
                              "no \"foot\"")
         cap = base.capsule if base else None
-        foot = row.foot if row.foot is not None else base.foot
+        foot = row.foot if row.foot is not None else base.foot  # type: ignore[union-attr]
         radius = row.radius or (cap.radius if cap else settings.radius)
         height = row.height or ((float(np.linalg.norm(cap.b - cap.a)) + 2 * cap.radius)
                                 if cap else settings.height)
@@ -405,7 +405,7 @@ def merge_checks(spec: LevelSpec, scene_capsules, scene_paths, settings: Control
         if base is None and row.points is None:
             raise ValueError(f"spec path {row.name!r}: no such path in the level, and no "
                              "\"points\"")
-        points = row.points if row.points is not None else base.points
+        points = row.points if row.points is not None else base.points  # type: ignore[union-attr]
         expect = row.expect or (base.expect if base else ANY)
         paths[row.name] = PathCheck(row.name, points, expect, source="spec")
     return list(capsules.values()), list(paths.values())

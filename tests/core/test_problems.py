@@ -41,6 +41,14 @@ def test_a_stair_problem_is_one_row_per_bad_riser_highest_first():
     assert stair_problem_triangles(_stairs()).tolist() == [0, 1, 4]  # every bad triangle
 
 
+def test_beyond_the_limit_one_finding_counts_the_rest():
+    stand = SimpleNamespace(faces=np.arange(5), depth=np.linspace(0.5, 0.1, 5),
+                            position=np.zeros((5, 3)))
+    findings, rows = audit_findings("stand", stand, lambda t: f"Floor face {t}", limit=2)
+    assert [f.name for f in findings] == ["Floor face 0", "Floor face 1", "stand: more"]
+    assert rows == [0, 1] and "3 more stand problem(s)" in findings[-1].message
+
+
 def test_one_finding_per_face_its_worst_row():
     stand = SimpleNamespace(faces=np.array([4, 5, 7]), depth=np.array([0.1, 0.3, 0.2]),
                             position=np.zeros((3, 3)))
