@@ -30,25 +30,33 @@ def stem(level) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in base)
 
 
-def _likely_up(level):
-    """Where the importer put the file axis a rotated OBJ/FBX most likely had as up (the
-    other of Y and Z), or None for formats with their own frame."""
+def _importer_axes(level):
+    """(up, forward) the importer read the level with, or None when the file's own frame
+    decided (.blend, glTF, an FBX without --up)."""
     suffix = os.path.splitext(level.path or "")[1].lower()
     if suffix not in (".obj", ".fbx") or (suffix == ".fbx" and not level.up):
         return None
     up = level.up or DEFAULT_UP
-    forward = level.forward or (default_forward(up) if level.up else DEFAULT_FORWARD)
-    return blender_axis("Y" if up.lstrip("-") == "Z" else "Z", up, forward)
+    return up, level.forward or (default_forward(up) if level.up else DEFAULT_FORWARD)
+
+
+def _likely_up(level):
+    """Where the importer put the file axis a rotated OBJ/FBX most likely had as up (the
+    other of Y and Z), or None for formats with their own frame."""
+    axes = _importer_axes(level)
+    if axes is None:
+        return None
+    return blender_axis("Y" if axes[0].lstrip("-") == "Z" else "Z", *axes)
 
 
 def _rotation_hint(level, warning) -> str:
     """What to do about a level whose floors face ``warning.axis`` (Blender's frame)."""
     suffix = os.path.splitext(level.path or "")[1].lower()
-    facing = scene_axis = warning.axis
-    if suffix in (".obj", ".fbx") and (suffix == ".obj" or level.up):
-        up = level.up or DEFAULT_UP
-        forward = level.forward or (default_forward(up) if level.up else DEFAULT_FORWARD)
-        fix = file_axis(axis_vector(scene_axis.lstrip("+")), up, forward)
+    facing = warning.axis
+    axes = _importer_axes(level)
+    if axes is not None:
+        up, forward = axes
+        fix = file_axis(axis_vector(facing.lstrip("+")), up, forward)
         read = f"read with up {up}, forward {forward}"
         return (f" The file's floors face its {fix} axis ({read}): pass --up {fix} "
                 f"(or \"up\": \"{fix}\" in the level's sidecar).")
