@@ -33,9 +33,15 @@ def _label(k, finding) -> str:
     return f"{k}. {finding['check']}: {finding['name']} ({finding['got']}{amount})"
 
 
+RED_KINDS = ("stairs",)  # warnings whose faces are the problem itself (a riser)
+
+
 def _drawing(res, findings, labels):
-    """What to draw: red the faces of every error and warning (capsules, walks, audits)."""
-    red = [t["triangle"] for f in findings if f["severity"] != "info" for t in f["faces"]]
+    """What to draw: red the faces of every error (a penetrated wall, the face that stopped a
+    walk) and of the risers the stair audit flags; a cramped or low floor is one big face
+    as often as not (a level's ground), so those are shown by their labels and insets."""
+    red = [t["triangle"] for f in findings
+           if f["severity"] == "error" or f["check"] in RED_KINDS for t in f["faces"]]
     caps = [(c.capsule, capsule_finding(c, v) is not None)
             for c, v in zip(res.capsules, res.capsule_verdicts)]
     walks = [(r.trace, [e.position for e in r.events], not walk_expectation_holds(p.expect, r))

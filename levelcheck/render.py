@@ -127,20 +127,25 @@ def _material(bpy, name, rgba):
 
 
 def _new_mesh(bpy, collection, name, vertices, faces, material_index=None, materials=()):
+    """A mesh object of triangles, written through the attribute API (positions, corner
+    vertices, material indices: about 4x faster than the element collections at 1M
+    triangles, tools/bench_levelcheck.py)."""
     me = bpy.data.meshes.new(name)
     v = np.asarray(vertices, np.float32).reshape(-1, 3)
     f = np.asarray(faces, np.int32).reshape(-1, 3)
     me.vertices.add(len(v))
-    me.vertices.foreach_set("co", v.ravel())
+    me.attributes["position"].data.foreach_set("vector", v.ravel())
     me.loops.add(f.size)
-    me.loops.foreach_set("vertex_index", f.ravel())
+    me.attributes[".corner_vert"].data.foreach_set("value", f.ravel())
     me.polygons.add(len(f))
     me.polygons.foreach_set("loop_start", np.arange(0, f.size, 3, dtype=np.int32))
     me.update(calc_edges=True)
     for mat in materials:
         me.materials.append(mat)
     if material_index is not None:
-        me.polygons.foreach_set("material_index", np.asarray(material_index, np.int32))
+        index = me.attributes.get("material_index") or me.attributes.new(
+            "material_index", "INT", "FACE")
+        index.data.foreach_set("value", np.asarray(material_index, np.int32))
         me.update()
     ob = bpy.data.objects.new(name, me)
     collection.objects.link(ob)
