@@ -79,19 +79,28 @@ def _sources(parts) -> set:
 
 def fingerprint(eval_obj) -> tuple:
     """What the level reads from an evaluated mesh object, cheaply: its world matrix and a
-    digest of its positions and corners (attribute reads, ~1 ms per million triangles)."""
-    me = eval_obj.data
-    pos = np.empty(len(me.vertices) * 3, dtype=np.float32)
-    if pos.size:
-        me.attributes["position"].data.foreach_get("vector", pos)
-    cv = np.empty(len(me.loops), dtype=np.int32)
-    if cv.size:
-        me.attributes[".corner_vert"].data.foreach_get("value", cv)
+    digest of its positions and corners (attribute reads, ~1 ms per million triangles; an
+    object in Edit Mode is converted first, ``scene_data.readable_mesh``, as slow as a read)."""
+    with scene_data.readable_mesh(eval_obj) as me:
+        pos = np.empty(len(me.vertices) * 3, dtype=np.float32)
+        if pos.size:
+            me.attributes["position"].data.foreach_get("vector", pos)
+        cv = np.empty(len(me.loops), dtype=np.int32)
+        if cv.size:
+            me.attributes[".corner_vert"].data.foreach_get("value", cv)
+        n_faces = len(me.polygons)
     h = hashlib.sha1(pos.tobytes(), usedforsecurity=False)
     h.update(cv.tobytes())
-    h.update(len(me.polygons).to_bytes(8, "little"))
+    h.update(n_faces.to_bytes(8, "little"))
     m = np.array(eval_obj.matrix_world, dtype=np.float64)
     return m.tobytes(), h.digest()
+
+
+def cheap_fingerprint(eval_obj) -> tuple | None:
+    """``fingerprint``, or None for an object in Edit Mode (converting its edit data on every
+    update would cost a read each time): any flagged update of it then counts as a change and
+    the next use re-reads (a read equal to the cache keeps the built mesh)."""
+    return None if scene_data.in_edit_mode(eval_obj) else fingerprint(eval_obj)
 
 
 def _fingerprints(parts, depsgraph) -> dict:
@@ -101,8 +110,23 @@ def _fingerprints(parts, depsgraph) -> dict:
             continue  # instances: any flagged update of their objects re-reads
         ob = bpy.data.objects.get(p.name)
         if ob is not None and ob.type == "MESH":
-            out[p.name] = fingerprint(ob.evaluated_get(depsgraph))
+            fp = cheap_fingerprint(ob.evaluated_get(depsgraph))
+            if fp is not None:
+                out[p.name] = fp
     return out
+
+
+def _sources_of(parts, members: tuple) -> set:
+    """Names the level depends on: its parts' objects and meshes, and every collision object
+    of the membership, even one that gave no triangles (an empty mesh being modelled): an
+    update of any of them is a content update, never mistaken for a membership change."""
+    names = _sources(parts)
+    for n in members[3]:  # membership(): (source, collection, unit, meshes, instancers)
+        names.add(n)
+        ob = bpy.data.objects.get(n)
+        if ob is not None and ob.data is not None:
+            names.add(ob.data.name)
+    return names
 
 
 def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
@@ -113,19 +137,20 @@ def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
         return entry.level
     parts = scene_data.read_parts(depsgraph, scene)
     key, digest = _parts_key(parts), scene_data.parts_digest(parts)
+    members = scene_data.membership(scene, depsgraph)
+    edit = tuple(p.name for p in parts if p.from_edit_mode)
     if (entry is not None and entry.parts_key == key and entry.digest == digest
-            and entry.level.unit_scale == unit):
+            and entry.level.unit_scale == unit and entry.level.edit_objects == edit):
         stats["rereads"] += 1
         entry.suspect = False
-        entry.sources = _sources(parts)
+        entry.sources = _sources_of(parts, members)
         entry.fingerprints = _fingerprints(parts, depsgraph)
-        entry.membership = scene_data.membership(scene, depsgraph)
+        entry.membership = members
         return entry.level
     level = scene_data.level_from_parts(parts, unit, digest)
     stats["builds"] += 1
-    _entries[scene.name] = _Entry(level, key, digest, _sources(parts),
-                                  _fingerprints(parts, depsgraph),
-                                  scene_data.membership(scene, depsgraph))
+    _entries[scene.name] = _Entry(level, key, digest, _sources_of(parts, members),
+                                  _fingerprints(parts, depsgraph), members)
     return level
 
 
@@ -164,8 +189,8 @@ def _unchanged(update, entry, depsgraph) -> bool:
     (e.g. a result attribute written onto a wall)."""
     orig = getattr(update.id, "original", update.id)
     if isinstance(orig, bpy.types.Object):
-        fp = entry.fingerprints.get(orig.name)
-        return fp is not None and fingerprint(orig.evaluated_get(depsgraph)) == fp
+        fp = entry.fingerprints.get(orig.name)  # None: in Edit Mode when read, or no faces
+        return fp is not None and cheap_fingerprint(orig.evaluated_get(depsgraph)) == fp
     if isinstance(orig, bpy.types.Mesh):
         # its objects get their own update in the same batch: judged there
         users = [n for n, _ in entry.fingerprints.items()

@@ -3,6 +3,6 @@
 Walkability per face (``walkability``), level sanity warnings (``sanity``), the audits
 (``audits``: stand, headroom, stairs, ledges), expectations and verdicts (``verdicts``),
 severities (``severity``), which results are problems (``problems``), how a triangle is named
-(``naming``) and the level report both the extension and the CLI write (``report``). Built on every lower
-folder.
+(``naming``) and the level report both the extension and the CLI write (``report``). Built
+on every lower folder.
 """
