@@ -187,6 +187,14 @@ def on_depsgraph_update(scene, depsgraph):
     try:
         overlay.invalidate(depsgraph)
         level_changed = cache.note_updates(scene, depsgraph)
+        st = states.get(scene.name)
+        if st is not None and st.after_undo:
+            st.after_undo = False
+            level_changed = True
+        if st is not None and st.deferred_write and not penetration.meshes_in_edit_mode():
+            level = cache.peek(scene)  # a mesh left Edit Mode: write its highlight now
+            if level is not None:
+                st.deferred_write = bool(penetration.write_attribute(scene, level))
         if not scene.capsule_collision.live_check:
             return
         moved = _capsules_in_updates(scene, depsgraph)
@@ -254,7 +262,9 @@ def on_load_post(*_args):
 def on_undo_redo(*_args):
     cache.mark_suspect()
     for st in states.values():
-        st.stamp = ""  # re-check every capsule against the restored level
+        st.stamp = ""  # re-check every capsule against the restored level ...
+        st.after_undo = True  # ... at the next update, even if no capsule moved (an Edit
+        # Mode undo restores the mesh but not the capsules' states)
     overlay.invalidate()
 
 

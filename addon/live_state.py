@@ -26,6 +26,7 @@ class LiveState:
         self.last_check_s = 0.0
         self.recent: list[float] = []  # seconds per capsule of the last LIVE_TIMING_WINDOW checks
         self.checked = 0  # checks run (tests and the benchmark count them)
+        self.after_undo = False  # an undo or redo ran: re-check every capsule once
         self.deferred_write = False  # a mesh in Edit Mode is waiting for its highlight
         self.union = np.empty(0, dtype=np.int64)  # all live hits, as last drawn
 
