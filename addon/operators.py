@@ -251,16 +251,13 @@ def classify_walkability(context, edited=()):
             oname = target.name if target is not None else level_name
             area = float(areas[sel].sum())
             counts[code] += int(faces.size + unmapped)
-            pts = level.mesh.vertices[level.mesh.triangles[sel]].reshape(-1, 3)
-            pts = pts / level.unit_scale
             rows.append({"kind": "WALKABILITY", "capsule": "", "object": oname,
                          "instancer": results.instancer_of(level_name, target),
                          "label": f"{name}: {faces.size + unmapped} faces of {oname}, "
                                   f"{area:.3g} m²",
                          "face_count": int(faces.size + unmapped), "value": area,
                          "faces": faces, "unmapped": int(unmapped), "stamp": level.stamp,
-                         "inputs": key, "severity": "NONE", "has_bounds": True,
-                         "bounds": tuple(pts.min(0)) + tuple(pts.max(0))})
+                         "inputs": key, "severity": "NONE"})  # framed from its faces
     results.write_walkability(level, codes)
     results.replace_rows(scene, {"WALKABILITY"}, rows)
     s = scene.capsule_collision

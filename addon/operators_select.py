@@ -28,8 +28,9 @@ def finding_order(scene) -> list[int]:
     return sorted(found, key=lambda i: (FINDING_SEVERITIES.index(rows[i].severity), i))
 
 
-def select_faces(mesh, faces):
-    """Select exactly ``faces`` (and their edges and vertices) of ``mesh``; nothing else."""
+def select_faces(mesh, faces) -> np.ndarray:
+    """Select exactly ``faces`` (and their edges and vertices) of ``mesh``; nothing else.
+    Returns the (V,) bool mask of the selected vertices."""
     n_faces, n_edges, n_verts = len(mesh.polygons), len(mesh.edges), len(mesh.vertices)
     face_sel = np.zeros(n_faces, bool)
     face_sel[np.asarray(faces, np.int64)] = True
@@ -58,6 +59,20 @@ def select_faces(mesh, faces):
             attr = mesh.attributes.new(name, "BOOLEAN", domain)
         attr.data.foreach_set("value", values)
     mesh.update()
+    return vert_sel
+
+
+def vertices_box(ob, mask) -> tuple | None:
+    """World box (Blender units, min xyz + max xyz) of the vertices ``mask`` of mesh object
+    ``ob`` (Object Mode data), or None when the mask is empty."""
+    if not mask.any():
+        return None
+    pos = np.empty(len(ob.data.vertices) * 3, np.float32)
+    ob.data.attributes["position"].data.foreach_get("vector", pos)
+    pts = pos.reshape(-1, 3)[mask].astype(np.float64)
+    m = np.array(ob.matrix_world, dtype=np.float64)
+    pts = pts @ m[:3, :3].T + m[:3, 3]
+    return tuple(pts.min(0)) + tuple(pts.max(0))
 
 
 def current_stamp(context):
@@ -123,15 +138,15 @@ def show_row(op, context, index, edit_mode=True, frame=True):
         if instancer is None:
             op.report({"ERROR"}, f"{ob.name} is not in this view layer")
             return {"CANCELLED"}
-    message = _select(context, instancer or ob, faces if instancer is None else None,
-                      edit_mode)
+    message, box = _select(context, instancer or ob, faces if instancer is None else None,
+                           edit_mode)
     s.results_index = index
     if instancer is not None:
         message += (f"; {ob.name} is instanced by {instancer.name}: edit {ob.name} in its "
                     "collection")
     elif row.unmapped:
         message += f"; {row.unmapped} more come from modifiers and cannot be selected"
-    message += _frame_and_jump(context, row, frame)
+    message += _frame_and_jump(context, row, frame, box)
     if stale:
         op.report({"WARNING"}, message + f"; the result is stale ({stale}): run the check "
                                          "again")
@@ -140,9 +155,10 @@ def show_row(op, context, index, edit_mode=True, frame=True):
     return {"FINISHED"}
 
 
-def _select(context, ob, faces, edit_mode) -> str:
+def _select(context, ob, faces, edit_mode) -> tuple:
     """Make ``ob`` the only selected, active object; select ``faces`` of a mesh and enter
-    Edit Mode on it when asked and there are faces. Returns the message."""
+    Edit Mode on it when asked and there are faces. Returns the message and the world box of
+    the selected faces (None when no face is selected)."""
     for other in context.view_layer.objects:
         if other.select_get():
             other.select_set(False)
@@ -150,22 +166,26 @@ def _select(context, ob, faces, edit_mode) -> str:
     ob.select_set(True)
     context.view_layer.objects.active = ob
     if faces is None or ob.type != "MESH":
-        return f"Selected {ob.name}"
-    select_faces(ob.data, faces)
+        return f"Selected {ob.name}", None
+    box = vertices_box(ob, select_faces(ob.data, faces))
     context.tool_settings.mesh_select_mode = (False, False, True)
     if edit_mode and faces.size:
         with context.temp_override(active_object=ob, object=ob, selected_objects=[ob],
                                    selected_editable_objects=[ob]):
             bpy.ops.object.mode_set(mode="EDIT")
-    return f"Selected {faces.size} faces of {ob.name}"
+    return f"Selected {faces.size} faces of {ob.name}", box
 
 
-def _frame_and_jump(context, row, frame) -> str:
+def _frame_and_jump(context, row, frame, box) -> str:
+    """Frame the selected faces' box (View Selected), else (and for walk rows, the place of
+    the event) the row's stored box; move the timeline for an event of a baked walk. Returns
+    the words to add to the message."""
     text = ""
-    if frame and row.has_bounds:
-        b = tuple(row.bounds)
+    if row.has_bounds and (box is None or row.kind == "WALK"):  # an event: where it happened
+        box = tuple(row.bounds)
+    if frame and box is not None:
         unit = properties.unit_scale(context.scene)
-        if framing.frame_box(context, b[:3], b[3:], 0.5 / unit):
+        if framing.frame_box(context, box[:3], box[3:], 0.5 / unit):
             text = "; framed"
     if row.kind == "WALK" and row.event:
         at = framing.jump_to(context.scene, row.capsule, row.time)

@@ -250,7 +250,8 @@ def _walk_rows(ob, report, level, key, rate, reach):
             common, object=name, severity=outcome.upper(), event=event.kind,
             instancer=instancer,
             label=f"{ob.name}: {core.event_label(event.kind, event.value)} ({event.kind}) at "
-                  f"{event.time:.2f} s" + (f" on {name}" if name else ""),
+                  f"{event.time:.2f} s"
+                  + (f" on {TriangleNames(level).label(event.triangle)}" if name else ""),
             face_count=1 if name else 0,
             value=0.0 if event.value is None else float(event.value),
             faces=[face] if face >= 0 else [], unmapped=int(bool(name) and face < 0),
