@@ -16,16 +16,18 @@ import bpy
 import numpy as np
 from bpy.props import BoolProperty, IntProperty
 
+from ..core.checks.severity import rank
 from . import framing, operators, properties, staleness
 
 FINDING_SEVERITIES = ("ERROR", "WARNING", "INFO")
 
 
 def finding_order(scene) -> list[int]:
-    """Row indices of the findings, most severe first (core's rank), then in row order."""
+    """Row indices of the findings, most severe first (``core.checks.severity.rank``), then
+    in row order."""
     rows = scene.capsule_collision.results
     found = [i for i, r in enumerate(rows) if r.severity in FINDING_SEVERITIES]
-    return sorted(found, key=lambda i: (FINDING_SEVERITIES.index(rows[i].severity), i))
+    return sorted(found, key=lambda i: (rank(rows[i].severity.lower()), i))
 
 
 def select_faces(mesh, faces) -> np.ndarray:

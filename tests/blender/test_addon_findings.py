@@ -329,3 +329,19 @@ def test_undo_in_the_middle_of_the_loop_stays_correct(scene, bpy_module, mods, e
     rows = scene.capsule_collision.results
     assert [r.object for r in rows] == ["Wall"] and rows[0].severity == "WARNING"
     assert bpy.data.objects["C"].capsule_collision.penetrating_count == 2
+
+
+def test_nested_checks_drive_one_progress_bar(addon):
+    """Re-check All runs checks that each open a progress bar: only the outermost one drives
+    the window manager's cursor (begin once, its own updates, end once)."""
+    operators = bh.addon_module(addon, "addon.operators")
+    wm = mock.MagicMock()
+    ctx = types.SimpleNamespace(window_manager=wm)
+    with operators.Progress(ctx, 3) as outer:
+        for i in range(3):
+            with operators.Progress(ctx, 2) as inner:
+                inner.update(1)
+            outer.update(i + 1)
+    assert wm.progress_begin.call_args_list == [mock.call(0, 3)]
+    assert wm.progress_update.call_args_list == [mock.call(1), mock.call(2), mock.call(3)]
+    assert wm.progress_end.call_count == 1 and operators.Progress.active == 0
