@@ -103,7 +103,7 @@ def check_capsules(scene, depsgraph, names=None, allow_build=True) -> bool:
     written = penetration.write(scene, level, judged)
     for j in judged:
         st.hits[j.obj.name] = j.verdict.triangles
-        st.keys[j.obj.name] = staleness.capsule_key(scene, j.obj)
+        st.keys[j.obj.name] = j.key
     for n in [n for n in st.hits if n not in capsules]:
         del st.hits[n]  # deleted or renamed capsules
         st.keys.pop(n, None)
@@ -137,16 +137,14 @@ def _defer_build(scene, depsgraph, st, capsules, todo) -> bool:
 def _judge(level, objects):
     """Verdicts of the capsule objects that can be read, and the message of one that
     cannot (its state becomes "not checked")."""
-    readable, problem = [], ""
-    for ob in objects:
-        try:
-            scene_data.capsule_of(ob, level.unit_scale)
-        except ValueError as exc:
-            problem = f"Live check: {exc}"
-            penetration.write_state(ob, None, level.unit_scale, "")
-            continue
-        readable.append(ob)
-    return penetration.judge(level, readable), problem
+    problems = []
+
+    def unreadable(ob, exc):
+        problems.append(f"Live check: {exc}")
+        penetration.write_state(ob, None, level.unit_scale, "")
+
+    judged = penetration.judge(level, objects, unreadable)
+    return judged, "; ".join(problems)
 
 
 def _note_timing(st, per_capsule_s: float, done) -> None:
@@ -169,11 +167,12 @@ def _capsules_in_updates(scene, depsgraph) -> list[str]:
     Penetration, Clear Results, the live check itself) or selected it is not a move."""
     st = states.get(scene.name)
     keys = st.keys if st is not None else {}
+    unit = scene_data.unit_scale_of(scene)
     names = []
     for update in depsgraph.updates:
         idb = getattr(update.id, "original", update.id)
         if isinstance(idb, bpy.types.Object) and scene_data.role_of(idb) == "CAPSULE":
-            if keys.get(idb.name) != staleness.capsule_key(scene, idb):
+            if keys.get(idb.name) != staleness.capsule_key(idb, unit):
                 names.append(idb.name)
     return names
 

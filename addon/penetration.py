@@ -31,11 +31,13 @@ from . import results, scene_data, staleness
 
 @dataclass(frozen=True)
 class Judged:
-    """One capsule object, its check (name, capsule in metres, expectation) and verdict."""
+    """One capsule object, its check (name, capsule in metres, expectation), verdict and
+    the key of what it was judged on."""
 
     obj: bpy.types.Object
     check: verdicts.CapsuleCheck
     verdict: verdicts.CapsuleVerdict
+    key: str  # staleness.capsule_key when judged (the rows' inputs)
 
 
 @dataclass(frozen=True)
@@ -51,15 +53,26 @@ class Written:
     deferred: tuple
 
 
-def judge(level, capsule_objects) -> list[Judged]:
+def judge(level, capsule_objects, unreadable=None) -> list[Judged]:
     """Verdicts of ``capsule_objects`` (capsule Empties) on ``level`` in one batched query.
-    ValueError (naming the capsule) when one cannot be read."""
+
+    A capsule that cannot be read raises ValueError naming it, or, when ``unreadable`` is
+    given (the live check), is passed to ``unreadable(obj, error)`` and left out."""
     scale = level.unit_scale
-    checks = [verdicts.CapsuleCheck(ob.name, scene_data.capsule_of(ob, scale),
-                                    ob.capsule_collision.expect, source="scene")
-              for ob in capsule_objects]
+    objects, checks = [], []
+    for ob in capsule_objects:
+        try:
+            checks.append(verdicts.CapsuleCheck(ob.name, scene_data.capsule_of(ob, scale),
+                                                ob.capsule_collision.expect, source="scene"))
+        except ValueError as exc:
+            if unreadable is None:
+                raise
+            unreadable(ob, exc)
+            continue
+        objects.append(ob)
     found = verdicts.capsule_verdicts(level.mesh, [c.capsule for c in checks])
-    return [Judged(ob, c, v) for ob, c, v in zip(capsule_objects, checks, found)]
+    return [Judged(ob, c, v, staleness.capsule_key(ob, scale))
+            for ob, c, v in zip(objects, checks, found)]
 
 
 def _expect_text(check, holds) -> str:
@@ -79,7 +92,7 @@ def capsule_rows(scene, level, j: Judged) -> list[dict]:
     scale = level.unit_scale
     holds = verdicts.capsule_expectation_holds(check.expect, verdict)
     common = {"kind": "PENETRATION", "capsule": ob.name, "stamp": level.stamp,
-              "inputs": staleness.capsule_key(scene, ob),
+              "inputs": j.key,
               "severity": capsule_outcome(check.expect, verdict).upper(),
               "position": tuple(np.asarray(ob.matrix_world.translation)), "has_bounds": True}
     expect = _expect_text(check, holds)

@@ -49,13 +49,12 @@ def settings_key(scene, fields=None) -> str:
     return _digest(json.dumps(d, sort_keys=True))
 
 
-def capsule_key(scene, ob) -> str:
+def capsule_key(ob, unit_scale: float) -> str:
     """Digest of what a capsule's rows depend on besides the level: its world matrix, radius,
-    height and expectation, and the unit scale."""
+    height and expectation, and the unit scale (metres per Blender unit)."""
     pg = ob.capsule_collision
     m = np.array(ob.matrix_world, dtype=np.float64)
-    return _digest(m.tobytes(), float(pg.radius), float(pg.height), pg.expect,
-                   scene_data.unit_scale_of(scene))
+    return _digest(m.tobytes(), float(pg.radius), float(pg.height), pg.expect, unit_scale)
 
 
 def path_key(ob, depsgraph, scale) -> str:
@@ -71,7 +70,9 @@ def inputs_key(scene, kind, owner=None, depsgraph=None) -> str:
     """The key ``row.inputs`` records for a row of ``kind`` owned by object ``owner`` (the
     capsule or path; None for level-wide rows). A walk's key is "<path>:<settings>"."""
     if kind == "PENETRATION":
-        return capsule_key(scene, owner) if owner is not None else ""
+        if owner is None:
+            return ""
+        return capsule_key(owner, scene_data.unit_scale_of(scene))
     if kind == "WALK":
         if owner is None:
             return ""
