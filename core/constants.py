@@ -75,6 +75,26 @@ GROUND_PROBE_SKINS = 2.0
 # (ledge perch, stairs at 30 Hz: 0.05 let the nosing ahead count as the floor).
 SUPPORT_MIN_COS = 0.25
 
+# ---------------------------------------------------------------- engine models
+# (ControllerSettings.model "jolt" / "rapier"; core/settings.py, README "Engine models")
+# Metres. An engine model collides with radius + skin_width (the engine's padding kept from
+# every surface) and stops this far short of what it hits, so that it passes a corridor
+# 2 x (radius + skin_width) wide and a ceiling height + 2 x skin_width high as the engines do
+# (tools/bench_engines.py: both engines pass 0.7425 m and 1.8425 m with radius 0.35, height
+# 1.8, padding 0.02; Rapier refuses exactly 1.84 m), with the gap far below those margins.
+# The Godot preset runs with a 1 mm skin too (safe_margin 0.001).
+ENGINE_CONTACT_GAP = 1e-3
+# Cosines. An engine model is supported by a contact below its bottom sphere's centre (Jolt's
+# supporting volume, the plane through that centre in its sample; Rapier grounds on any contact
+# whose normal points up): a character perches on an edge until its axis is about a radius past
+# it, and lands on the far edge of a gap it meets with its lower half. Rapier: any upward
+# normal (1e-3, above rounding). Jolt leaves an edge a little earlier (its stick-to-floor keeps
+# the padding along the sweep, not along the normal): 0.1 fits the gaps it crosses at 30, 60
+# and 120 Hz best (tools/bench_engines.py gap lanes: 1.5 / 1.35 / 0.95 m crossed against
+# Jolt's 1.55 / 1.35 / 1.0; 0.05 gave 1.55 / 1.4 / 1.05, 0.15 gave 1.5 / 1.3 / 1.3).
+RAPIER_SUPPORT_MIN_COS = 1e-3
+JOLT_SUPPORT_MIN_COS = 0.1
+
 # Cosine: a contact whose normal is this parallel to its triangle's face normal is an
 # interior (face) contact; otherwise it is an edge/vertex contact and the ground state is
 # decided from all nearby contacts (a stair nosing belongs to a walkable tread).
@@ -248,6 +268,30 @@ SANITY_MAX_EXTENT = 1e5
 # tests/core/test_exact.py::test_single_capsule_verdicts_at_the_touching_boundary_are_exact.
 EXACT_TIE_REL = 1e-13
 
+# ---------------------------------------------------------------- standable map and reachability
+# (core/audits/standable.py, core/reachability.py)
+# Dimensionless: the standable map's cell side as a fraction of the capsule radius (the issue
+# asks for at most radius / 2). At 0.35 m that is 0.175 m cells: a cramped strip, slot or
+# corner of one cell (3 cm^2 of floor) is resolved; 1M triangles of 0.25 m terrain are ~1M
+# cells.
+STANDABLE_CELL_FRACTION = 0.5
+# Metres. Two walkable faces crossing one cell centre within this height of each other are
+# one floor there (duplicated or coincident faces): one span, the lower face index.
+COINCIDENT_SPAN = 1e-6
+# Push-out of a blocked cell (core/audits/spans.py): at most PUSH_ROUNDS rounds; each adds
+# the horizontal planes of the PUSH_PLANES deepest blocking contacts (n_h . x >= depth +
+# PUSH_SLOP) and solves every plane met so far for the smallest horizontal push
+# (core.planes.solve_planes); the push is at most one cell. A contact whose normal has less than
+# PUSH_MIN_HORIZONTAL horizontal part (a ceiling, a plate overhead) cannot be cleared by a
+# horizontal push within reach (the push would exceed depth / 0.25 = 4 x depth) and keeps the
+# cell blocked. PUSH_SLOP (metres) takes the pushed capsule strictly off the contact, above
+# float rounding of the depth at 10 km, far below a cell. Two rounds settle a strip (both
+# walls at once) and a corner (one push per wall); pinned by tests/test_standable.py (0.8 m
+# strips between pillars are standable).
+PUSH_ROUNDS = 2
+PUSH_PLANES = 4
+PUSH_MIN_HORIZONTAL = 0.25
+PUSH_SLOP = 1e-6
 
 # --------------------------------------------------------- walk-throughs (core/walk/walker.py)
 # Seconds. Time thresholds (blocked for BLOCKED_SECONDS, no progress for STUCK_SECONDS)
