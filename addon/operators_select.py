@@ -85,15 +85,6 @@ def current_stamp(context):
         return ""
 
 
-def stale_rows(context):
-    """Number of result rows that are stale (``staleness``) against the scene now."""
-    scene = context.scene
-    if not scene.capsule_collision.results:
-        return 0
-    reasons = staleness.stale_reasons(scene, current_stamp(context))
-    return sum(1 for r in reasons if r)
-
-
 def _target(row):
     """(object to select, faces to select in it or None) for a row: the row's faces; else a
     walk event's marker, a walk verdict's path, a clear capsule row's capsule."""

@@ -60,11 +60,6 @@ def stale_reasons(scene, view_layer=None):
     return reasons
 
 
-def stale_count(scene):
-    """How many rows are stale (level changed, capsule moved, path edited, settings...)."""
-    return sum(1 for r in stale_reasons(scene) if r)
-
-
 def stale_summary(reasons) -> str:
     """"3 results are stale (capsule moved or resized, level changed): check again"."""
     stale = [r for r in reasons if r]
