@@ -213,6 +213,7 @@ def walk_paths(context, paths, rate=60, bake_on=None, edited=()):
                 _marker(coll, ob.name, event, level, scale, settings.radius / scale)
     if bake_on is not None:
         bake_walk(scene, bake_on, paths[0].name, reports[0], scale)
+    results.drop_orphan_rows(scene, "WALK")  # paths deleted or renamed since
     results.replace_rows(scene, {"WALK"}, rows, owners={ob.name for ob in paths})
     reached = sum(bool(r.reached_goal) for r in reports)
     message = f"Walked {len(paths)} paths: {reached} reached the goal, {n_events} events"

@@ -147,7 +147,7 @@ def write_state(obj, verdict, unit: float, stamp: str) -> None:
 
 def write(scene, level, judged: list[Judged]) -> Written:
     """Write states, rows and the attribute for ``judged`` capsules (see the module doc);
-    rows of other capsules stay."""
+    rows of other capsules stay, rows of capsules no longer in the scene go."""
     rows, faces, unmapped, failed, penetrating = [], 0, 0, 0, 0
     for j in judged:
         write_state(j.obj, j.verdict, level.unit_scale, level.stamp)
@@ -158,6 +158,7 @@ def write(scene, level, judged: list[Judged]) -> Written:
         failed += not verdicts.capsule_expectation_holds(j.check.expect, j.verdict)
         penetrating += j.verdict.penetrating
     owners = {j.obj.name for j in judged}
+    results.drop_orphan_rows(scene, "PENETRATION")  # capsules deleted or renamed since
     if not results.rows_equal(scene, "PENETRATION", owners, rows):
         results.replace_rows(scene, {"PENETRATION"}, rows, owners=owners)
     deferred = write_attribute(scene, level)

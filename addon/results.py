@@ -230,6 +230,19 @@ def rows_equal(scene, kind, owners, rows) -> bool:
                for r, v in zip(have, rows))
 
 
+def drop_orphan_rows(scene, kind) -> int:
+    """Remove the rows of ``kind`` whose capsule or path is no longer in the scene (deleted
+    or renamed); returns how many. Called whenever rows of that kind are written."""
+    s = scene.capsule_collision
+    gone = [i for i, r in enumerate(s.results)
+            if r.kind == kind and r.capsule and r.capsule not in scene.objects]
+    for i in reversed(gone):
+        s.results.remove(i)
+    if gone:
+        s.results_index = min(s.results_index, len(s.results) - 1)
+    return len(gone)
+
+
 def replace_rows(scene, kinds, rows, owners=None):
     """Drop the scene's rows of ``kinds`` and append ``rows`` (dicts of row fields).
 

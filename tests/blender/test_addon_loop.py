@@ -346,3 +346,20 @@ def test_walk_markers_in_a_centimetre_scene_are_character_sized(scene, bpy_modul
     assert bpy.ops.capsule_collision.walkthrough() == {"FINISHED"}
     markers = [m for m in bpy.data.objects if m.capsule_collision.role == "MARKER"]
     assert markers and all(m.empty_display_size == pytest.approx(35.0) for m in markers)
+
+
+def test_rows_of_a_deleted_capsule_are_stale_then_go(scene, bpy_module, mods):
+    bpy = bpy_module
+    scene.capsule_collision.live_check = False
+    two_walls(bpy)
+    bpy.ops.capsule_collision.check_penetration()
+    bpy.data.objects.remove(bpy.data.objects["Cap2"])
+    update(bpy)
+    why = dict(zip((r.capsule for r in scene.capsule_collision.results),
+                   mods.staleness.stale_reasons(scene, None)))
+    assert why == {"Cap": "", "Cap2": "capsule deleted"}
+    assert bpy.ops.capsule_collision.check_penetration() == {"FINISHED"}
+    assert [r.capsule for r in scene.capsule_collision.results] == ["Cap"]
+    flags = mods.results.read_face_flags(bpy.data.objects["Wall2"].data,
+                                         mods.results.PENETRATION_ATTRIBUTE)
+    assert not flags.any()  # the deleted capsule's faces are no longer highlighted
