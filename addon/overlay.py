@@ -27,8 +27,8 @@ import bpy
 import numpy as np
 
 from . import cache, gizmos, live_state, scene_data
+from .results import PENETRATION_ATTRIBUTE  # the one name; written only by penetration.py
 
-PENETRATION_ATTRIBUTE = "capsule_penetration"
 WALKABILITY_ATTRIBUTE = "walkability"
 
 RED = (1.0, 0.05, 0.05, 0.85)
