@@ -31,6 +31,9 @@ from . import operators, results, scene_data, staleness
 LINEAR = 1  # Keyframe.interpolation enum index of 'LINEAR' (CONSTANT 0, LINEAR 1, BEZIER 2)
 
 
+# Which behaviour a walk's verdicts model (ControllerSettings.model), said in every message.
+MODEL_WORDS = {"exact": "exact limits", "jolt": "Jolt model", "rapier": "Rapier model"}
+
 def path_objects(context):
     """Selected paths (role PATH, or curves), or every role PATH object when none is."""
     sel = [o for o in (context.selected_objects or ())
@@ -216,7 +219,8 @@ def walk_paths(context, paths, rate=60, bake_on=None, edited=()):
     results.drop_orphan_rows(scene, "WALK")  # paths deleted or renamed since
     results.replace_rows(scene, {"WALK"}, rows, owners={ob.name for ob in paths})
     reached = sum(bool(r.reached_goal) for r in reports)
-    message = f"Walked {len(paths)} paths: {reached} reached the goal, {n_events} events"
+    message = (f"Walked {len(paths)} paths ({MODEL_WORDS[settings.model]}): {reached} reached "
+               f"the goal, {n_events} events")
     if expected:
         message += f", {met} of {expected} expectations met"
     if bake_on is not None:

@@ -21,7 +21,7 @@ KIND_ICONS = {
     "WALK": "CON_FOLLOWPATH",
 }
 ADVANCED_SETTINGS = ("min_step_depth", "skin_width", "snap_distance", "speed", "gravity",
-                     "max_fall_speed", "max_iterations")
+                     "max_fall_speed", "max_iterations", "jump_height")
 
 
 # level stamp -> sanity warnings (computed once per level)
@@ -157,6 +157,7 @@ class CAPSULE_COLLISION_PT_character(SidebarPanel):
         if s.preset != "CUSTOM":
             row.operator("capsule_collision.apply_preset", text="", icon="FILE_REFRESH"
                          ).engine = s.preset
+        layout.prop(s, "model")  # which behaviour every verdict models (issue 20)
         for name in ("radius", "height", "max_slope_deg", "step_height"):
             layout.prop(s, name)
 

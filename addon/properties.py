@@ -53,6 +53,7 @@ SETTINGS_UNITS = {
     "speed": "VELOCITY",
     "max_iterations": "NONE",
     "max_fall_speed": "VELOCITY",
+    "jump_height": "LENGTH",
 }
 SCALED_UNITS = ("LENGTH", "VELOCITY", "ACCELERATION")
 
@@ -62,7 +63,20 @@ PRESET_ITEMS = (
     ("UNREAL", "Unreal", "Unreal CharacterMovementComponent defaults, converted from cm"),
     ("GODOT", "Godot", "Godot CharacterBody3D + CapsuleShape3D defaults (no step-up)"),
     ("PHYSX", "PhysX", "PhysX PxCapsuleControllerDesc defaults"),
-    ("JOLT", "Jolt", "Jolt CharacterVirtual defaults (Jolt samples' capsule)"),
+    ("JOLT", "Jolt", "Jolt CharacterVirtual defaults (Jolt samples' capsule); verdicts "
+     "predict Jolt at the limits"),
+    ("RAPIER", "Rapier", "Rapier KinematicCharacterController defaults; verdicts predict "
+     "Rapier at the limits"),
+)
+
+# ControllerSettings.model: which behaviour the verdicts model (core.controller.settings.MODELS)
+MODEL_ITEMS = (
+    ("EXACT", "Exact", "The limits are the numbers as set: step height is the highest riser, "
+     "a corridor two radii wide passes"),
+    ("JOLT", "Jolt", "Predict Jolt's CharacterVirtual at the limits (its padding, the rounded "
+     "bottom riding over risers, edges)"),
+    ("RAPIER", "Rapier", "Predict Rapier's character controller at the limits (its padding, "
+     "autostep, edges)"),
 )
 
 SOURCE_ITEMS = (
@@ -285,6 +299,19 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
         description="Terminal falling speed",
     )
 
+    jump_height: FloatProperty(
+        name="Jump Height", default=0.0, min=0.0, soft_max=5.0, unit="LENGTH", precision=3,
+        update=_preset_to_custom,
+        get_transform=default_in_scene_units(0.0, 0.0),
+        description="Apex of the character's jump above its feet; 0: no jumps. Only "
+        "Reachability uses it (jumps up onto ledges and across gaps)",
+    )
+    model: EnumProperty(
+        name="Model", items=MODEL_ITEMS, default="EXACT", update=_preset_to_custom,
+        description="Which behaviour every verdict models: the exact limits, or the Jolt or "
+        "Rapier character at its limits (set by the Jolt and Rapier presets)",
+    )
+
     preset: EnumProperty(
         name="Preset", items=PRESET_ITEMS, default="CUSTOM",
         description="Engine whose character defaults the settings follow (Apply Preset)",
@@ -380,7 +407,7 @@ def controller_settings(scene) -> ControllerSettings:
     for name, unit in SETTINGS_UNITS.items():
         value = as_typed(getattr(s, name))
         kw[name] = value * scale if unit in SCALED_UNITS else value
-    return ControllerSettings(**kw)
+    return ControllerSettings(**kw, model=s.model.lower())
 
 
 def write_controller_settings(scene, settings: ControllerSettings, preset="CUSTOM"):
@@ -392,6 +419,7 @@ def write_controller_settings(scene, settings: ControllerSettings, preset="CUSTO
         for name, unit in SETTINGS_UNITS.items():
             value = getattr(settings, name)
             setattr(s, name, float(value) / scale if unit in SCALED_UNITS else value)
+        s.model = settings.model.upper()
         s.preset = preset
     finally:
         del s["_applying_preset"]
