@@ -12,6 +12,7 @@ from .checks.audits import (
     stand_test,
     walkable_faces,
 )
+from .checks.push_out import PushOut, push_out
 from .checks.sanity import SanityWarning, level_warnings
 from .checks.walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
 from .controller import presets
@@ -90,5 +91,7 @@ __all__ = [
     "LEDGE_MAX_DROP",
     "walkable_faces",
     "level_warnings",
+    "push_out",
+    "PushOut",
     "SanityWarning",
 ]
