@@ -30,6 +30,7 @@ from .geometry.shapes import Capsule, Contact, Hit
 from .geometry.sweep import sweep_capsule_triangle
 from .mesh.contacts import ContactBatch
 from .mesh.hoods import Hood
+from .mesh.patched import PatchedMesh, replace_triangles
 from .mesh.sweeps import SweepBatch
 from .mesh.triangle_mesh import TriangleMesh
 from .walk.report import EVENTS, EventKind, event_label
@@ -60,6 +61,8 @@ __all__ = [
     "ContactBatch",
     "SweepBatch",
     "Hood",
+    "PatchedMesh",
+    "replace_triangles",
     "classify_triangles",
     "face_slopes",
     "WALKABLE",

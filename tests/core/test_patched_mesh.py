@@ -1,0 +1,178 @@
+"""core.mesh.patched: a mesh edited without a rebuild answers every query exactly as a fresh
+TriangleMesh of the same vertices and triangles does, bit for bit."""
+
+import numpy as np
+import pytest
+from brute_force import brute_contacts
+from capsule_collision.core import ControllerSettings, classify_triangles, walkthrough_many
+from capsule_collision.core.geometry.shapes import Capsule
+from capsule_collision.core.mesh.patched import PatchedMesh, replace_triangles
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
+from controller_scenes import box, grid, merge
+from mesh_scenes import random_capsules
+
+from tools import scenes
+
+# A level of parts: terrain, then boxes (12 triangles each), like the add-on's level order.
+BOXES = [((1.0, 1.0, -0.2), (2.0, 2.5, 1.0)), ((-2.5, 0.5, -0.2), (-1.5, 1.0, 2.0)),
+         ((0.0, -3.0, -0.2), (3.0, -2.5, 1.5))]
+
+
+def _level():
+    parts = [scenes.terrain(16, seed=3)] + [box(lo, hi) for lo, hi in BOXES]
+    v, t = merge(parts)
+    sizes = [p[1].shape[0] for p in parts]
+    starts = np.cumsum([0] + sizes)
+    return TriangleMesh(v, t), [np.arange(s, e) for s, e in zip(starts[:-1], starts[1:])]
+
+
+def _moved_box(k, offset):
+    lo, hi = BOXES[k]
+    return box(np.add(lo, offset), np.add(hi, offset))
+
+
+def _edits():
+    """Named sequences of edits; each edit is (remove, vertices, triangles) on the previous."""
+    mesh, ranges = _level()
+    two = box((1.0, 1.0, -0.2), (1.5, 2.5, 1.0))
+    tall = box((1.5, 1.0, -0.2), (2.0, 2.5, 3.0))
+    moved_v, moved_t = _moved_box(0, (0.4, -0.3, 0.1))
+    return mesh, {
+        "move a box": [(ranges[1], moved_v, moved_t)],
+        "split a box in two": [(ranges[2], *merge([two, tall]))],
+        "delete a box": [(ranges[3], np.empty((0, 3)), np.empty((0, 3), int))],
+        "add a box": [([], *box((4.0, 4.0, -0.5), (5.0, 5.0, 1.0)))],
+        # second edit removes triangles the first one added, and base triangles again
+        "move twice": [(ranges[1], moved_v, moved_t),
+                       (np.arange(mesh.n_triangles - 12, mesh.n_triangles),
+                        *_moved_box(0, (-0.5, 0.2, 0.0)))],
+        "edit the terrain": [(ranges[0][:40], *grid(-1.0, 1.0, -1.0, 1.0, z=0.3, cell=0.25))],
+    }
+
+
+def _apply(mesh, edits):
+    for remove, v, t in edits:
+        n = mesh.n_triangles
+        mesh = replace_triangles(mesh, remove, v, t)
+        assert mesh.n_triangles == n - len(np.unique(remove)) + len(t)
+    return mesh
+
+
+EDITS = sorted(_edits()[1])
+
+
+@pytest.fixture(scope="module", params=EDITS)
+def pair(request):
+    """(patched, fresh) meshes of the same triangles."""
+    base, edits = _edits()
+    patched = _apply(base, edits[request.param])
+    assert isinstance(patched, PatchedMesh) and patched.base is base  # no rebuild of the level
+    fresh = TriangleMesh(patched.vertices, patched.triangles)
+    return patched, fresh
+
+
+def _same(x, y):
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+
+
+def test_whole_mesh_arrays_are_the_fresh_builds(pair):
+    patched, fresh = pair
+    assert patched.n_triangles == fresh.n_triangles
+    for name in ("vertices", "triangles", "normals", "areas"):
+        _same(getattr(patched, name), getattr(fresh, name))
+    for a, b in zip(patched.aabb, fresh.aabb):
+        _same(a, b)
+    _same(classify_triangles(patched, 45.0), classify_triangles(fresh, 45.0))
+
+
+def test_capsule_queries_equal_a_fresh_build(pair):
+    patched, fresh = pair
+    a, b, r = random_capsules(fresh, 120, seed=7)
+    hits = 0
+    for i in range(a.shape[0]):
+        cap = Capsule(a[i], b[i], r[i])
+        got, want = patched.capsule_contacts(cap), fresh.capsule_contacts(cap)
+        assert [c.triangle for c in got] == [c.triangle for c in want]
+        for g, w in zip(got, want):
+            assert g.depth == w.depth
+            _same(g.normal, w.normal)
+            _same(g.point, w.point)
+        _same(patched.penetrating_triangles(cap), fresh.penetrating_triangles(cap))
+        hits += len(want)
+    assert hits > 50  # the capsules do touch the edited parts and the rest
+    got, want = patched.capsule_contacts_many(a, b, r), fresh.capsule_contacts_many(a, b, r)
+    for g, w in zip(got, want):
+        _same(g, w)
+    # and both equal brute force over the fresh triangles (the oracle of TriangleMesh)
+    idx, depth, _, _ = brute_contacts(fresh, a[0], b[0], r[0])
+    _same([c.triangle for c in patched.capsule_contacts(Capsule(a[0], b[0], r[0]))], idx)
+
+
+@pytest.mark.parametrize("n", [1, 3, 150])  # one sweep, a few, a batch: three routes
+def test_sweeps_equal_a_fresh_build(pair, n):
+    patched, fresh = pair
+    a, b, r = random_capsules(fresh, n, seed=11)
+    v = np.random.default_rng(n).normal(scale=1.5, size=(n, 3))
+    got, want = patched.sweep_capsule_many(a, b, r, v), fresh.sweep_capsule_many(a, b, r, v)
+    for g, w in zip(got, want):
+        _same(g, w)
+    assert (want.triangle >= 0).sum() >= min(n, 3) // 2
+    got = patched.sweep_batch(a, b, r, v)
+    for g, w in zip(got, fresh.sweep_batch(a, b, r, v)):
+        _same(g, w)
+    h1 = patched.sweep_capsule(Capsule(a[0], b[0], r[0]), v[0])
+    h2 = fresh.sweep_capsule(Capsule(a[0], b[0], r[0]), v[0])
+    assert (h1 is None) == (h2 is None)
+    if h1 is not None:
+        assert (h1.time, h1.triangle) == (h2.time, h2.triangle)
+        _same(h1.normal, h2.normal)
+
+
+def test_rays_and_boxes_equal_a_fresh_build(pair):
+    patched, fresh = pair
+    rng = np.random.default_rng(5)
+    o = rng.uniform(-4, 4, (200, 3)) + (0, 0, 3)
+    d = rng.normal(size=(200, 3)) - (0, 0, 1.5)
+    for g, w in zip(patched.raycast_many(o, d, 20.0), fresh.raycast_many(o, d, 20.0)):
+        _same(g, w)
+    h1, h2 = patched.raycast(o[0], (0, 0, -1)), fresh.raycast(o[0], (0, 0, -1))
+    assert (h1.time, h1.triangle) == (h2.time, h2.triangle)
+    for lo in rng.uniform(-4, 3, (20, 3)):
+        _same(patched.triangles_in_aabb(lo, lo + 1.5), fresh.triangles_in_aabb(lo, lo + 1.5))
+
+
+def test_walks_equal_a_fresh_build(pair):
+    """The controller on a patched mesh (its batched sweep, no candidate cache) walks the
+    same frames as on a fresh build (with its cache)."""
+    patched, fresh = pair
+    paths = [np.array([[-3.0, y, 0.5], [3.5, y + 0.5, 0.5]]) for y in (-2.0, 0.0, 1.5, 2.2)]
+    s = ControllerSettings()
+    for got, want in zip(walkthrough_many(patched, paths, s), walkthrough_many(fresh, paths, s)):
+        _same(got.trace, want.trace)
+        assert [(e.kind, e.time) for e in got.events] == [(e.kind, e.time) for e in want.events]
+
+
+def test_compacted_is_the_fresh_build():
+    base, edits = _edits()
+    patched = _apply(base, edits["move twice"])
+    again = patched.compacted()
+    assert isinstance(again, TriangleMesh)
+    _same(again.triangles, patched.triangles)
+    assert "added" in repr(patched) and patched.n_added == 12
+
+
+def test_bad_edits_are_refused():
+    mesh, ranges = _level()
+    with pytest.raises(ValueError, match="remove"):
+        replace_triangles(mesh, [mesh.n_triangles], np.empty((0, 3)), np.empty((0, 3), int))
+    with pytest.raises(ValueError, match="remove"):
+        replace_triangles(mesh, [-1], np.empty((0, 3)), np.empty((0, 3), int))
+    with pytest.raises(ValueError, match="no triangle"):
+        replace_triangles(mesh, np.arange(mesh.n_triangles), np.empty((0, 3)),
+                          np.empty((0, 3), int))
+    with pytest.raises(ValueError, match="out of range"):
+        replace_triangles(mesh, [], np.eye(3), [[0, 1, 3]])
+    with pytest.raises(ValueError, match="finite"):
+        replace_triangles(mesh, [], [[0, 0, np.nan], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+    with pytest.raises(ValueError, match="TriangleMesh"):
+        replace_triangles(np.eye(3), [], np.eye(3), [[0, 1, 2]])
