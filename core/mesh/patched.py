@@ -1,25 +1,33 @@
 """A triangle mesh edited in place of a rebuild: ``replace_triangles`` and ``PatchedMesh``.
 
 Building a ``TriangleMesh`` of a million triangles takes seconds (records, cull rows, the
-BVH); editing one object of a level changes a few hundred. ``replace_triangles(mesh, remove,
-vertices, triangles)`` returns a ``PatchedMesh`` in time proportional to the edit (plus a few
-passes over an (M,) bool mask): the built mesh (``base``) is kept whole and its removed
-triangles are hidden from its queries (``TriangleMesh.masked``: the hierarchy skips them), and
-a small second ``TriangleMesh`` (``extra``) holds every added triangle. Patching a patched
-mesh hides more base triangles and rebuilds the small one; ``compacted()`` is the full
-rebuild, for when the editing is over.
+BVH); editing one object of a level changes a few hundred. ``replace_triangles(mesh, start,
+stop, vertices, triangles)`` replaces the run of triangles ``[start, stop)`` (one object of a
+level) by new ones, of any count, and returns a ``PatchedMesh`` in time proportional to the
+edit plus a few passes over an (M,) bool mask: the built mesh (``base``) is kept whole and its
+removed triangles are hidden from its queries (``TriangleMesh.masked``: the hierarchy skips
+them), and a small second ``TriangleMesh`` (``extra``) holds every added triangle. Patching a
+patched mesh hides more base triangles and rebuilds the small one; ``compacted()`` is the
+full rebuild, for when the editing is over.
 
-Index order, the contract: the patched mesh's triangles are the base's live triangles in
-their order, then the added ones in the order added (a removed added triangle drops out);
-``vertices`` are the base's, then the added ones. Every query answers exactly as
-``TriangleMesh(patched.vertices, patched.triangles)`` would, bit for bit: both halves are
-exact meshes over the same corners (records depend on a triangle's corners only; culls only
-drop pairs that cannot touch), and their answers are merged in that index order (contacts by
-depth then index, first hits by time then index). tests/core/test_patched_mesh.py checks it
-query for query against a fresh build.
+Index order, the contract: the new triangles take the place of the replaced ones, so the
+patched mesh's triangles are in the order a fresh build of the edited level would have
+(``start`` = ``stop`` = ``n_triangles`` appends). ``vertices`` are the base's, then the
+added ones. Every query answers exactly as ``TriangleMesh(patched.vertices,
+patched.triangles)`` would, bit for bit: both halves are exact meshes over the same corners
+(records depend on a triangle's corners only; culls only drop pairs that cannot touch), and
+their answers are merged in that index order (contacts by depth then index, first hits by
+time then index). tests/core/test_patched_mesh.py checks it query for query against a fresh
+build.
+
+Bookkeeping: each added triangle has an *anchor*, the base triangle it sits just before
+(``base.n_triangles``: at the end); added triangles are kept in mesh order, so their anchors
+never decrease. The index of live base triangle ``i`` is (live base triangles before ``i``)
++ (added triangles anchored at or before ``i``); that of added triangle ``j`` is (live base
+triangles before its anchor) + ``j``.
 
 The whole-mesh arrays (``vertices``, ``triangles``, ``normals``, ``areas``, ``aabb``) are
-assembled on first use (a copy of the mesh: ~10-30 ms at 1M triangles). The internal
+assembled on first use (a copy, run by run: ~0.1 s at 1M triangles). The internal
 per-triangle rows of ``TriangleMesh`` are not offered: the controller and the walks run on a
 patched mesh through its batched sweep (``sweep_batch``, no candidate cache). World space,
 metres.
@@ -39,41 +47,49 @@ from .triangle_mesh import TriangleMesh
 __all__ = ["PatchedMesh", "replace_triangles"]
 
 
-def replace_triangles(mesh, remove, vertices, triangles) -> PatchedMesh:
-    """``mesh`` (TriangleMesh or PatchedMesh) without triangles ``remove`` and with
-    ``triangles`` over the new ``vertices`` appended (see the module docstring for the order).
+def replace_triangles(mesh, start: int, stop: int, vertices, triangles) -> PatchedMesh:
+    """``mesh`` (TriangleMesh or PatchedMesh) with its triangles ``[start, stop)`` replaced
+    by ``triangles`` over the new ``vertices``, in their place (see the module docstring).
 
-    remove : (R,) int indices of ``mesh``'s triangles (any order, repeats allowed)
-    vertices : (E, 3) float64 metres, the added triangles' corners (E may be 0 with no
-        added triangles); triangles : (K, 3) int indices into ``vertices`` (K may be 0)
+    start, stop : 0 <= start <= stop <= mesh.n_triangles
+    vertices : (E, 3) float64 metres, the new triangles' corners (may be empty with no new
+        triangles); triangles : (K, 3) int indices into ``vertices`` (K may be 0: removal)
 
-    ValueError for an index out of range, bad arrays, or a result with no triangle.
+    ValueError for a bad range, bad arrays, or a result with no triangle.
     """
-    base, live, extra_v, extra_t = _halves(mesh)
-    n_live = int(live.sum())
-    remove = np.unique(np.asarray(remove, dtype=np.int64).ravel())
-    if remove.size and (remove[0] < 0 or remove[-1] >= n_live + extra_t.shape[0]):
-        raise ValueError(f"remove holds indices outside [0, {n_live + extra_t.shape[0]})")
+    base, live, extra_v, extra_t, anchor = _halves(mesh)
+    n = int(live.sum()) + extra_t.shape[0]
+    start, stop = int(start), int(stop)
+    if not 0 <= start <= stop <= n:
+        raise ValueError(f"the range [{start}, {stop}) must lie within [0, {n}]")
     new_v, new_t = _added(vertices, triangles)
-    gone = remove[remove < n_live]
-    if gone.size:
+    at = extra_positions(live, anchor)
+    before, after = at < start, at >= stop
+    # live base triangles of ranks [r0, r1) sit in the range; rank r1 is the first after it
+    r0, r1 = start - int(before.sum()), stop - int((~after).sum())
+    n_live = int(live.sum())
+    new_anchor = int(base_index(live, np.array([r1]))[0]) if r1 < n_live else base.n_triangles
+    if r1 > r0:
         live = live.copy()
-        live[base_index(live, gone)] = False
-    keep = np.ones(extra_t.shape[0], bool)
-    keep[remove[remove >= n_live] - n_live] = False
-    extra_v, extra_t = _compact(np.concatenate([extra_v, new_v]),
-                                np.concatenate([extra_t[keep], new_t + extra_v.shape[0]]))
+        live[base_index(live, np.arange(r0, r1))] = False
+    k = new_t.shape[0]
+    extra_v, extra_t = _compact(
+        np.concatenate([extra_v, new_v]),
+        np.concatenate([extra_t[before], new_t + extra_v.shape[0], extra_t[after]]))
+    anchor = np.concatenate([anchor[before], np.full(k, new_anchor, np.int64), anchor[after]])
     if not live.any() and not extra_t.shape[0]:
         raise ValueError("the edit leaves no triangle: a mesh needs at least one")
-    return PatchedMesh(base, live, extra_v, extra_t)
+    return PatchedMesh(base, live, extra_v, extra_t, anchor)
 
 
 def _halves(mesh):
     if isinstance(mesh, PatchedMesh):
-        return mesh.base, mesh.live, mesh.extra_vertices, mesh.extra_triangles
+        return (mesh.base, mesh.live, mesh.extra_vertices, mesh.extra_triangles,
+                mesh.extra_anchor)
     if not isinstance(mesh, TriangleMesh):
         raise ValueError(f"mesh must be a TriangleMesh or PatchedMesh, got {type(mesh).__name__}")
-    return mesh, np.ones(mesh.n_triangles, bool), np.empty((0, 3)), np.empty((0, 3), np.int64)
+    return (mesh, np.ones(mesh.n_triangles, bool), np.empty((0, 3)),
+            np.empty((0, 3), np.int64), np.empty(0, np.int64))
 
 
 def _added(vertices, triangles):
@@ -92,6 +108,16 @@ def _compact(vertices, triangles):
     return vertices[used], inverse.reshape(-1, 3).astype(np.int64)
 
 
+def live_before(live_dead, x) -> np.ndarray:
+    """Live base triangles before base positions ``x`` (int64), given the sorted dead ones."""
+    return x - np.searchsorted(live_dead, x)
+
+
+def extra_positions(live, anchor) -> np.ndarray:
+    """(K,) int64 mesh indices of the added triangles with ``anchor`` (see module doc)."""
+    return live_before(np.flatnonzero(~live), anchor) + np.arange(anchor.size)
+
+
 def base_index(live, k) -> np.ndarray:
     """Base triangle indices of the live triangles of rank ``k`` (sorted (R,) int64)."""
     dead = np.flatnonzero(~live)
@@ -106,22 +132,26 @@ def live_runs(live) -> list[tuple[int, int]]:
 
 
 class PatchedMesh:
-    """A ``TriangleMesh`` with triangles removed and added without a rebuild (module doc).
+    """A ``TriangleMesh`` with triangles replaced without a rebuild (module doc).
 
     base : TriangleMesh, the last full build; live : (Mb,) bool, its triangles still in;
-    extra_vertices (E, 3) float64, extra_triangles (K, 3) int64: the added triangles.
+    extra_vertices (E, 3) float64, extra_triangles (K, 3) int64: the added triangles, in mesh
+    order; extra_anchor (K,) int64 non-decreasing: the base triangle each sits before.
     Build it with ``replace_triangles``. Queries: those of ``TriangleMesh`` (same arguments,
     same validation, the same answers as a fresh build of ``vertices``, ``triangles``).
     """
 
-    def __init__(self, base: TriangleMesh, live, extra_vertices, extra_triangles):
+    def __init__(self, base: TriangleMesh, live, extra_vertices, extra_triangles, extra_anchor):
         self.base = base
         self.live = np.asarray(live, dtype=bool)
         self.live.flags.writeable = False
         self.extra_vertices = extra_vertices
         self.extra_triangles = extra_triangles
+        self.extra_anchor = np.asarray(extra_anchor, dtype=np.int64)
         self.n_live = int(self.live.sum())
         self.dead = np.flatnonzero(~self.live)
+        self.extra_index = live_before(self.dead, self.extra_anchor) + np.arange(
+            self.extra_anchor.size)
         self.view = base.masked(self.live) if self.n_live else None
         self.extra = TriangleMesh(extra_vertices, extra_triangles) if len(extra_triangles) else None
         self._whole: dict = {}
@@ -145,11 +175,13 @@ class PatchedMesh:
                 f"{self.base.n_triangles} built, {self.n_added} added)")
 
     def from_base(self, idx) -> np.ndarray:
-        """Indices of this mesh for live base triangle indices ``idx`` (int64)."""
-        return idx - np.searchsorted(self.dead, idx)
+        """This mesh's indices of live base triangles ``idx`` (int64 array or scalar)."""
+        return (live_before(self.dead, idx)
+                + np.searchsorted(self.extra_anchor, idx, side="right"))
 
     def from_extra(self, idx) -> np.ndarray:
-        return idx + self.n_live
+        """This mesh's indices of added triangles ``idx`` (int64 array or scalar)."""
+        return self.extra_index[idx]
 
     # ------------------------------------------------------------------ whole-mesh arrays
     def _assembled(self, name, build):
@@ -159,13 +191,26 @@ class PatchedMesh:
             self._whole[name] = arr
         return self._whole[name]
 
+    def segments(self) -> list[tuple[bool, int, int]]:
+        """This mesh's triangles as runs in order: (from_base, start, stop) of base rows or
+        of added rows; a few runs per edited part."""
+        runs = live_runs(self.live)
+        out: list[tuple[bool, int, int]] = []
+        prev = 0
+        anchors, first = np.unique(self.extra_anchor, return_index=True)
+        ends = np.append(first[1:], self.extra_anchor.size)
+        for a, j0, j1 in zip((*anchors.tolist(), self.base.n_triangles),
+                             (*first.tolist(), 0), (*ends.tolist(), 0)):
+            out += [(True, max(s, prev), min(e, a)) for s, e in runs if s < a and e > prev]
+            if j1 > j0:
+                out.append((False, j0, j1))
+            prev = a
+        return out
+
     def _per_triangle(self, base_rows, extra_rows):
-        """Rows of the live base triangles (copied run by run: the removed triangles are a
-        few runs, parts of the level) then ``extra_rows``."""
-        parts = [base_rows[s:e] for s, e in live_runs(self.live)]
-        if self.extra is not None:
-            parts.append(extra_rows)
-        return np.concatenate(parts)
+        """(M, ...) rows in this mesh's order, copied run by run (``segments``)."""
+        return np.concatenate([base_rows[s:e] if from_base else extra_rows[s:e]
+                               for from_base, s, e in self.segments()])
 
     @property
     def vertices(self) -> np.ndarray:
@@ -182,11 +227,13 @@ class PatchedMesh:
 
     @property
     def normals(self) -> np.ndarray:
+        """(M, 3) unit face normals (zeros if zero-area), read-only."""
         return self._assembled("normals", lambda: self._per_triangle(
             self.base.normals, getattr(self.extra, "normals", None)))
 
     @property
     def areas(self) -> np.ndarray:
+        """(M,) triangle areas, square metres, read-only."""
         return self._assembled("areas", lambda: self._per_triangle(
             self.base.areas, getattr(self.extra, "areas", None)))
 
@@ -208,7 +255,7 @@ class PatchedMesh:
             out.append(self.from_base(self.view.triangles_in_aabb(lo, hi)))
         if self.extra is not None:
             out.append(self.from_extra(self.extra.triangles_in_aabb(lo, hi)))
-        return np.concatenate(out)
+        return np.sort(np.concatenate(out))
 
     def capsule_contacts(self, capsule: Capsule) -> list[Contact]:
         """One Contact per penetrated triangle, deepest first (ties: lower triangle first)."""
@@ -219,7 +266,8 @@ class PatchedMesh:
                                      int(self.from_base(np.int64(c.triangle)))))
         if self.extra is not None:
             for c in self.extra.capsule_contacts(capsule):
-                found.append(Contact(c.depth, c.normal, c.point, c.triangle + self.n_live))
+                found.append(Contact(c.depth, c.normal, c.point,
+                                     int(self.from_extra(c.triangle))))
         found.sort(key=lambda c: (-c.depth, c.triangle))
         return found
 
@@ -230,7 +278,7 @@ class PatchedMesh:
             out.append(self.from_base(self.view.penetrating_triangles(capsule)))
         if self.extra is not None:
             out.append(self.from_extra(self.extra.penetrating_triangles(capsule)))
-        return np.concatenate(out)
+        return np.sort(np.concatenate(out))
 
     def sweep_capsule(self, capsule: Capsule, displacement) -> Hit | None:
         """First contact of ``capsule`` moved by ``displacement`` (3,) metres, or None."""
@@ -247,9 +295,12 @@ class PatchedMesh:
                       int(self.from_base(np.int64(hit.triangle))))
         if self.extra is not None:
             other = query(self.extra)
-            if other is not None and (hit is None or other.time < hit.time):
-                hit = Hit(other.time, other.normal, other.point, other.triangle + self.n_live)
-        return hit  # equal times: the base's triangle, the lower index
+            if other is not None:
+                other = Hit(other.time, other.normal, other.point,
+                            int(self.from_extra(other.triangle)))
+                if hit is None or (other.time, other.triangle) < (hit.time, hit.triangle):
+                    hit = other
+        return hit  # equal times: the lower index
 
     # ------------------------------------------------------------------ batched queries
     def capsule_contacts_many(self, a, b, radius) -> ContactBatch:
@@ -294,7 +345,7 @@ class PatchedMesh:
             e = SweepBatch(e.time, e.normal, e.point, tri)
             if out is None:
                 return e
-            take = e.time < out.time  # equal times: the base's triangle, the lower index
+            take = (e.time < out.time) | ((e.time == out.time) & (e.triangle < out.triangle))
             out = SweepBatch(np.where(take, e.time, out.time),
                              np.where(take[:, None], e.normal, out.normal),
                              np.where(take[:, None], e.point, out.point),

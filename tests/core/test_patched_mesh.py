@@ -32,30 +32,36 @@ def _moved_box(k, offset):
 
 
 def _edits():
-    """Named sequences of edits; each edit is (remove, vertices, triangles) on the previous."""
+    """Named sequences of edits; each (start, stop, vertices, triangles) on the previous mesh."""
     mesh, ranges = _level()
     two = box((1.0, 1.0, -0.2), (1.5, 2.5, 1.0))
     tall = box((1.5, 1.0, -0.2), (2.0, 2.5, 3.0))
-    moved_v, moved_t = _moved_box(0, (0.4, -0.3, 0.1))
+    r1, r2, r3 = (int(ranges[k][0]) for k in (1, 2, 3))
+    n = mesh.n_triangles
+    none = (np.empty((0, 3)), np.empty((0, 3), int))
     return mesh, {
-        "move a box": [(ranges[1], moved_v, moved_t)],
-        "split a box in two": [(ranges[2], *merge([two, tall]))],
-        "delete a box": [(ranges[3], np.empty((0, 3)), np.empty((0, 3), int))],
-        "add a box": [([], *box((4.0, 4.0, -0.5), (5.0, 5.0, 1.0)))],
-        # second edit removes triangles the first one added, and base triangles again
-        "move twice": [(ranges[1], moved_v, moved_t),
-                       (np.arange(mesh.n_triangles - 12, mesh.n_triangles),
-                        *_moved_box(0, (-0.5, 0.2, 0.0)))],
-        "edit the terrain": [(ranges[0][:40], *grid(-1.0, 1.0, -1.0, 1.0, z=0.3, cell=0.25))],
+        "move a box": [(r1, r1 + 12, *_moved_box(0, (0.4, -0.3, 0.1)))],
+        "split a box in two": [(r2, r2 + 12, *merge([two, tall]))],
+        "delete a box": [(r3, r3 + 12, *none)],
+        "add a box": [(n, n, *box((4.0, 4.0, -0.5), (5.0, 5.0, 1.0)))],
+        # edits of edits: the added triangles replaced again, base triangles on either side
+        "move twice": [(r1, r1 + 12, *_moved_box(0, (0.4, -0.3, 0.1))),
+                       (r1, r1 + 12, *_moved_box(0, (-0.5, 0.2, 0.0)))],
+        "grow, then shrink across parts": [(r2, r2 + 12, *merge([two, tall])),
+                                           (r2 - 6, r2 + 30, *box((0, -1, 0), (1, 0, 1))),
+                                           (r1 + 3, r1 + 9, *none)],
+        "edit the terrain": [(0, 40, *grid(-1.0, 1.0, -1.0, 1.0, z=0.3, cell=0.25))],
     }
 
 
 def _apply(mesh, edits):
-    for remove, v, t in edits:
-        n = mesh.n_triangles
-        mesh = replace_triangles(mesh, remove, v, t)
-        assert mesh.n_triangles == n - len(np.unique(remove)) + len(t)
-    return mesh
+    """(patched mesh, corners (M, 3, 3) the edits should give: numpy splices of corners)."""
+    corners = mesh.vertices[mesh.triangles]
+    for start, stop, v, t in edits:
+        mesh = replace_triangles(mesh, start, stop, v, t)
+        new = np.asarray(v, float)[np.asarray(t, int)].reshape(-1, 3, 3)
+        corners = np.concatenate([corners[:start], new, corners[stop:]])
+    return mesh, corners
 
 
 EDITS = sorted(_edits()[1])
@@ -65,8 +71,10 @@ EDITS = sorted(_edits()[1])
 def pair(request):
     """(patched, fresh) meshes of the same triangles."""
     base, edits = _edits()
-    patched = _apply(base, edits[request.param])
+    patched, corners = _apply(base, edits[request.param])
     assert isinstance(patched, PatchedMesh) and patched.base is base  # no rebuild of the level
+    # the new triangles took the place of the replaced ones: a fresh build's order
+    _same(patched.vertices[patched.triangles], corners)
     fresh = TriangleMesh(patched.vertices, patched.triangles)
     return patched, fresh
 
@@ -154,7 +162,7 @@ def test_walks_equal_a_fresh_build(pair):
 
 def test_compacted_is_the_fresh_build():
     base, edits = _edits()
-    patched = _apply(base, edits["move twice"])
+    patched, _ = _apply(base, edits["move twice"])
     again = patched.compacted()
     assert isinstance(again, TriangleMesh)
     _same(again.triangles, patched.triangles)
@@ -163,16 +171,16 @@ def test_compacted_is_the_fresh_build():
 
 def test_bad_edits_are_refused():
     mesh, ranges = _level()
-    with pytest.raises(ValueError, match="remove"):
-        replace_triangles(mesh, [mesh.n_triangles], np.empty((0, 3)), np.empty((0, 3), int))
-    with pytest.raises(ValueError, match="remove"):
-        replace_triangles(mesh, [-1], np.empty((0, 3)), np.empty((0, 3), int))
+    n = mesh.n_triangles
+    none = (np.empty((0, 3)), np.empty((0, 3), int))
+    for start, stop in ((0, n + 1), (-1, 3), (5, 4)):
+        with pytest.raises(ValueError, match="range"):
+            replace_triangles(mesh, start, stop, *none)
     with pytest.raises(ValueError, match="no triangle"):
-        replace_triangles(mesh, np.arange(mesh.n_triangles), np.empty((0, 3)),
-                          np.empty((0, 3), int))
+        replace_triangles(mesh, 0, n, *none)
     with pytest.raises(ValueError, match="out of range"):
-        replace_triangles(mesh, [], np.eye(3), [[0, 1, 3]])
+        replace_triangles(mesh, 0, 0, np.eye(3), [[0, 1, 3]])
     with pytest.raises(ValueError, match="finite"):
-        replace_triangles(mesh, [], [[0, 0, np.nan], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+        replace_triangles(mesh, 0, 0, [[0, 0, np.nan], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
     with pytest.raises(ValueError, match="TriangleMesh"):
-        replace_triangles(np.eye(3), [], np.eye(3), [[0, 1, 2]])
+        replace_triangles(np.eye(3), 0, 0, np.eye(3), [[0, 1, 2]])
