@@ -75,6 +75,26 @@ GROUND_PROBE_SKINS = 2.0
 # (ledge perch, stairs at 30 Hz: 0.05 let the nosing ahead count as the floor).
 SUPPORT_MIN_COS = 0.25
 
+# ---------------------------------------------------------------- engine models
+# (ControllerSettings.model "jolt" / "rapier"; core/settings.py, README "Engine models")
+# Metres. An engine model collides with radius + skin_width (the engine's padding kept from
+# every surface) and stops this far short of what it hits, so that it passes a corridor
+# 2 x (radius + skin_width) wide and a ceiling height + 2 x skin_width high as the engines do
+# (tools/bench_engines.py: both engines pass 0.7425 m and 1.8425 m with radius 0.35, height
+# 1.8, padding 0.02; Rapier refuses exactly 1.84 m), with the gap far below those margins.
+# The Godot preset runs with a 1 mm skin too (safe_margin 0.001).
+ENGINE_CONTACT_GAP = 1e-3
+# Cosines. An engine model is supported by a contact below its bottom sphere's centre (Jolt's
+# supporting volume, the plane through that centre in its sample; Rapier grounds on any contact
+# whose normal points up): a character perches on an edge until its axis is about a radius past
+# it, and lands on the far edge of a gap it meets with its lower half. Rapier: any upward
+# normal (1e-3, above rounding). Jolt leaves an edge a little earlier (its stick-to-floor keeps
+# the padding along the sweep, not along the normal): 0.1 fits the gaps it crosses at 30, 60
+# and 120 Hz best (tools/bench_engines.py gap lanes: 1.5 / 1.35 / 0.95 m crossed against
+# Jolt's 1.55 / 1.35 / 1.0; 0.05 gave 1.55 / 1.4 / 1.05, 0.15 gave 1.5 / 1.3 / 1.3).
+RAPIER_SUPPORT_MIN_COS = 1e-3
+JOLT_SUPPORT_MIN_COS = 0.1
+
 # Cosine: a contact whose normal is this parallel to its triangle's face normal is an
 # interior (face) contact; otherwise it is an edge/vertex contact and the ground state is
 # decided from all nearby contacts (a stair nosing belongs to a walkable tread).
@@ -122,7 +142,8 @@ WALK_TIME_SLACK = 2.0
 # parallel (and picks the midpoint of their overlap). At sin^2 <= 1e-30 (sin <= 1e-15, a few
 # float64 ulps) any pair on the overlap is within ~1e-15 * length of the true minimum, so the
 # choice only makes the answer deterministic and symmetric; above it the cross-product formula is
-# accurate (error ~ eps * length). Pinned by tests/core/test_closest.py::test_nearly_parallel_segments.
+# accurate (error ~ eps * length). Pinned by
+# tests/core/test_closest.py::test_nearly_parallel_segments.
 PARALLEL_SIN2 = 1e-30
 
 # Dimensionless: (distance / scale)^2 below which the vector between the closest points of a

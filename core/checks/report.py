@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -57,7 +58,7 @@ def parse_checks(names) -> tuple:
     tuple in CHECKS order. ValueError naming the unknown check and the allowed ones."""
     if isinstance(names, str):
         names = [n for n in names.split(",") if n.strip()]
-    wanted = set()
+    wanted: set[str] = set()
     for name in names:
         word = str(name).strip().lower().replace("-", "_")
         if word == "all":
@@ -93,8 +94,8 @@ def parse_frame_rates(rates) -> tuple:
 class LevelResults:
     """Raw results of ``run_checks`` (see there); ``level_report`` turns them into JSON data."""
 
-    mesh: object
-    settings: object
+    mesh: Any
+    settings: Any
     checks: tuple
     capsules: list
     paths: list
@@ -103,10 +104,10 @@ class LevelResults:
     capsule_verdicts: list = field(default_factory=list)
     walk_reports: list = field(default_factory=list)
     frame_rate_reports: list = field(default_factory=list)
-    stand: object = None
-    stairs: object = None
-    headroom: object = None
-    ledges: object = None
+    stand: Any = None
+    stairs: Any = None
+    headroom: Any = None
+    ledges: Any = None
     warnings: list = field(default_factory=list)
     findings: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)

@@ -52,6 +52,7 @@ from ..constants import (
     MIN_UP_COS,
     STEP_FORWARD_MIN_COS,
     STEP_RETRY_MOVE,
+    STEP_RISE_TOL,
     SUPPORT_MIN_COS,
 )
 from ..geometry.shapes import Capsule
@@ -110,10 +111,19 @@ class CharacterController:
         self._lower, self._upper = s.segment_offsets
         self.cos_slope = s.cos_max_slope
         self.probe = s.ground_probe
+        # the model's mechanics (core.settings: equal to radius, skin_width, step_height and
+        # SUPPORT_MIN_COS for the "exact" model)
+        self.shape_radius = s.shape_radius
+        self.gap = s.contact_gap
+        self.support_cos = s.support_min_cos
+        self.climb_height = s.climb_height
+        # Rapier autosteps on any wall it hits, also in the air (then onto an edge no higher
+        # than its bottom sphere's centre: measured, tools/bench_engines.py gap lanes)
+        self.steps_in_air = s.model == "rapier"
         self._cache: dict[bytes, tuple] = {}
         self._constant_rows: dict[int, tuple] = {}
         self._sweep_batch = batch_sweeper(mesh)
-        self._radii = np.full(1, s.radius)  # read-only, grown on demand (sweep)
+        self._radii = np.full(1, s.shape_radius)  # read-only, grown on demand (sweep)
         self._radii.setflags(write=False)
         self.mesh_calls = 0
         # walkthrough_many keeps candidate triangles per character across frames
@@ -183,10 +193,10 @@ class CharacterController:
         self.mesh_calls += 1
         a, b = feet + self._lower, feet + self._upper
         if self._sweep_batch is None:
-            return self.mesh.sweep_capsule_many(a, b, self.settings.radius, disp)
+            return self.mesh.sweep_capsule_many(a, b, self.shape_radius, disp)
         q = feet.shape[0]  # arrays are built here: skip re-validation
         if self._radii.size < q:
-            self._radii = np.full(max(q, 2 * self._radii.size), self.settings.radius)
+            self._radii = np.full(max(q, 2 * self._radii.size), self.shape_radius)
             self._radii.setflags(write=False)
         if self._hood is not None and rows is not None:
             return self._sweep_batch(a, b, self._radii[:q], disp, self._hood,
@@ -227,7 +237,8 @@ class CharacterController:
                      None if refused is None else refused.triangle >= 0)
         st = self.step_up(feet, fg, start, slid, refused)
         fl = self.stick_to_floor(st.feet, st.probe, fg.snap_ok, st.stepped, slid.trapped)
-        cl = classify_ground(self, fl.feet, fl.probe)
+        cl = classify_ground(self, fl.feet, fl.probe,
+                             None if self.settings.exact else slid.block.triangle >= 0)
         return MoveBatch(cl.feet, cl.ground, st.stepped, slid.iterations,
                          slid.depenetration + fl.depenetration, slid.block, st.riser, st.tread,
                          slid.hits, st.refused)
@@ -272,14 +283,16 @@ class CharacterController:
         n = feet0.shape[0]
         if not slid.blocked or self.settings.step_height <= 0.0:
             # block.triangle is -1 everywhere without a hit: nothing measured or stepped
-            return StepUp(slid.feet, *self.constant_rows(n)[:3], slid.probe)
+            stepped0, riser0, tread0 = self.constant_rows(n)[:3]
+            return StepUp(slid.feet, stepped0, riser0, tread0, slid.probe)
         riser = np.full(n, np.nan)
         tread = np.full(n, np.nan)
         stepped = np.zeros(n, bool)
         out = StepUp(slid.feet, stepped, riser, tread, slid.probe)
         blk = slid.block
         missing = fg.length - dot_rows(slid.feet - feet0, fg.direction)
-        cand = (fg.follow & (blk.triangle >= 0) & (blk.score <= -STEP_FORWARD_MIN_COS)
+        walking = fg.follow | self.steps_in_air
+        cand = (walking & (blk.triangle >= 0) & (blk.score <= -STEP_FORWARD_MIN_COS)
                 & (missing > CONTROLLER_MIN_MOVE))
         if not cand.any():
             return out
@@ -290,7 +303,7 @@ class CharacterController:
         floor = np.full(n, np.nan)
         floor[rows] = feet0[rows] @ self.up - foot_above[rows]
         again = self._refused_again(rows, feet0, slid, floor, refused)
-        if again.size:  # the same refusal: its measurements, no mesh query
+        if again.size and refused is not None:  # the same refusal: its measurements, no query
             riser[again] = refused.riser[again]
             tread[again] = refused.tread[again]
             rows = rows[~np.isin(rows, again)]
@@ -336,18 +349,20 @@ class CharacterController:
         riser[rows] = sp.riser
         tread[rows] = sp.tread
         missing = fg.length - dot_rows(slid.feet - feet0, fg.direction)
-        return self._climb(rows[climbable(sp, self.settings)], feet0, slid.feet,
+        ok = climbable(sp, self.settings)
+        if self.steps_in_air:  # off the ground: only an edge below the bottom sphere's centre
+            ok &= fg.follow[rows] | (sp.riser <= self.settings.radius + STEP_RISE_TOL)
+        return self._climb(rows[ok], feet0, slid.feet,
                            fg.direction, missing, foot_above)
 
     def _climb(self, S, feet0, cur, dir_h, missing, foot_above) -> Climb | None:
         """The up, forward and down sweeps of a step-up for characters S. Each stage only
         sweeps the characters that can still succeed."""
-        s = self.settings
         u = self.up
-        skin = s.skin_width
+        skin = self.gap
         if not S.size:
             return None
-        up_len = np.maximum(s.step_height - foot_above[S] - (cur[S] - feet0[S]) @ u, 0.0)
+        up_len = np.maximum(self.climb_height - foot_above[S] - (cur[S] - feet0[S]) @ u, 0.0)
         keep = up_len > CONTROLLER_MIN_MOVE  # gained <= up_len
         S, up_len = S[keep], up_len[keep]
         if not S.size:
@@ -373,7 +388,7 @@ class CharacterController:
         down_len = gained + self.probe
         r3 = self.sweep(moved, down_len[:, None] * -u, S)
         t3 = r3.time
-        ok = np.isfinite(t3) & (t3 > 0.0) & (r3.normal @ u > SUPPORT_MIN_COS)
+        ok = np.isfinite(t3) & (t3 > 0.0) & (r3.normal @ u > self.support_cos)
         drop = np.where(np.isfinite(t3), t3 * down_len, 0.0)
         back = np.minimum(skin, drop)
         land = moved - (drop - back)[:, None] * u
@@ -415,15 +430,16 @@ class CharacterController:
         # snap: a floor beyond the probe distance but within the snap distance
         hit = (probe.triangle >= 0) & np.isfinite(probe.time)
         snap = hit & (probe.time > self.probe) & snap_ok_now & (probe.time <= reach) & (
-            probe.normal @ u > SUPPORT_MIN_COS)
+            probe.normal @ u > self.support_cos)
         if snap.any():
             sn = snap.nonzero()[0]
             gap = probe.time[sn]
-            back = np.minimum(s.skin_width, gap)
+            back = np.minimum(self.gap, gap)
             feet = feet.copy()
             feet[sn] -= np.outer(gap - back, u)
-            probe = probe._replace(time=probe.time.copy())
-            probe.time[sn] = back
+            time = probe.time.copy()
+            time[sn] = back
+            probe = Probe(time, probe.normal, probe.triangle, probe.point, probe.valid)
         return Floor(feet, probe, depen)
 
     # ------------------------------------------------------------------ recovery
@@ -442,12 +458,12 @@ class CharacterController:
         b = f0 + self._upper
         d_up = d @ u
         dh = d - d_up[:, None] * u
-        nu = np.maximum(normal0 @ u, SUPPORT_MIN_COS)
+        nu = np.maximum(normal0 @ u, SUPPORT_MIN_COS)  # sizes regions only
         # ground-following length: |dh| / cos(slope) bounds |dd| on walkable ground
-        reach = (np.sqrt(dot_rows(d, d)) + np.sqrt(dot_rows(dh, dh)) / nu + s.skin_width
-                 + self.probe + s.radius)
+        reach = (np.sqrt(dot_rows(d, d)) + np.sqrt(dot_rows(dh, dh)) / nu + self.gap
+                 + self.probe + self.shape_radius)
         au = np.abs(u)
-        down = max(s.snap_distance, self.probe) + s.step_height + s.skin_width
+        down = max(s.snap_distance, self.probe) + self.climb_height + self.gap
         lo = np.minimum(a, b) - reach[:, None] - down * au
-        hi = np.maximum(a, b) + reach[:, None] + (s.step_height + s.skin_width) * au
+        hi = np.maximum(a, b) + reach[:, None] + (self.climb_height + self.gap) * au
         return lo, hi

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..constants import FACE_CONTACT_COS, SAME_FACE_MARGIN, SUPPORT_MIN_COS
+from ..constants import FACE_CONTACT_COS, SAME_FACE_MARGIN
 from .planes import dot_rows, unit_rows
 from .settings import IN_AIR, ON_GROUND, ON_STEEP_GROUND
 
@@ -133,17 +133,20 @@ def inside_triangles(mesh, points, tri) -> np.ndarray:
     return ok & (bv > m) & (bw > m) & (bv + bw < 1.0 - m)
 
 
-def classify_ground(queries, feet, probe: Probe) -> Classified:
+def classify_ground(queries, feet, probe: Probe, touched=None) -> Classified:
     """Classify each character's ground from its probe (already snapped to the floor by
     the controller's stick-to-floor phase), and from its contacts where the probe met an
-    edge or a steep face."""
+    edge or a steep face. ``touched`` (N,) bool, or None: characters whose slide ended
+    against an obstacle; those the probe finds no support for are decided from their
+    contacts too (engine models: a capsule stopped against an edge at a shallow angle is
+    within the contact gap of it, which a probe straight down does not reach)."""
     s = queries.settings
     u = s.up_vector
     hit = (probe.triangle >= 0) & np.isfinite(probe.time)
     up_c = probe.normal @ u
     near = hit & (probe.time <= s.ground_probe)
     gap = np.where(hit, probe.time, np.inf)
-    supported = near & (up_c > SUPPORT_MIN_COS)
+    supported = near & (up_c > s.support_min_cos)
     face = queries.mesh.normals[np.maximum(probe.triangle, 0)]
     fc = dot_rows(face, probe.normal)
     fo = face * np.where(fc < 0.0, -1.0, 1.0)[:, None]
@@ -155,7 +158,10 @@ def classify_ground(queries, feet, probe: Probe) -> Classified:
     floor = np.where(supported, probe.point @ u, np.nan)
     # edges, steep faces, and probes stopped by a non-supporting contact (e.g. the next
     # stair nosing at the cap's equator) are decided from every contact in probe range
-    hard = ((supported & ~easy) | (near & ~supported)).nonzero()[0]
+    hard_m = (supported & ~easy) | (near & ~supported)
+    if touched is not None:
+        hard_m |= touched & ~supported
+    hard = hard_m.nonzero()[0]
     if hard.size:
         cg = ground_from_contacts(queries, feet[hard])
         state[hard], gnorm[hard], gtri[hard], floor[hard] = cg
@@ -187,7 +193,7 @@ def ground_from_contacts(queries, feet) -> ContactGround:
     gnorm = np.zeros((k, 3))
     gtri = np.full(k, -1, np.int64)
     floor = np.full(k, np.nan)
-    cb = queries.contacts(feet, s.radius + s.ground_probe)
+    cb = queries.contacts(feet, s.shape_radius + s.ground_probe)
     if not cb.query.size:
         return ContactGround(state, gnorm, gtri, floor)
     q = cb.query
@@ -196,7 +202,7 @@ def ground_from_contacts(queries, feet) -> ContactGround:
     fo = face * np.where(fc < 0.0, -1.0, 1.0)[:, None]
     up_f = fo @ u
     up_c = cb.normal @ u
-    sup = (up_c > SUPPORT_MIN_COS) & (up_f > 0.0)
+    sup = (up_c > s.support_min_cos) & (up_f > 0.0)
     walk = sup & (up_f >= s.cos_max_slope)
     # steep supports first (overwritten below by walkable ones and funnels); then the best
     # walkable support per character: the contact most directly below (highest contact

@@ -20,6 +20,19 @@ engine's own field names and units:
   default 50 deg), mWalkStairsStepUp (0, 0.4, 0), mStickToFloorStepDown (0, -0.5, 0),
   mCharacterPadding 0.02, mWalkStairsStepForwardTest 0.15, mMaxCollisionIterations 5,
   capsule half height of the cylinder 0.675 and radius 0.3 (Jolt's samples), Y up.
+- Rapier ``KinematicCharacterController`` + capsule collider: metres (absolute lengths;
+  Rapier's ``CharacterLength.Relative`` values must be multiplied out first), **radians**
+  (max_slope_climb_angle), ``offset`` (the gap kept to surfaces), ``autostep`` max_height /
+  min_width, ``snap_to_ground``, capsule ``half_height`` of the cylinder and ``radius``.
+  Defaults are the engine peers' set-up (``../shared/peers/engines``): offset 0.02, autostep
+  0.35 / 0.15, snap 0.4, 45 deg, capsule 0.55 + 0.35 (Rapier's own defaults are relative:
+  offset 1 % of the height, snap 20 %, autostep off).
+
+The Jolt and Rapier presets set ``model`` to that engine: the controller then reproduces the
+engine's verdicts at the limits (risers climbed above the step height as its rounded bottom
+rides over them, its padding kept from both walls of a corridor and from a ceiling, how it
+stands on and lands on edges; ``ControllerSettings.model``). The other presets, and any
+settings typed by hand, keep the ``"exact"`` model unless ``model=`` is given.
 
 Y-up engines: our ``up`` stays +Z (Blender); engine vectors along their up axis map to ours.
 ``to_*`` returns every field the engine has for what ControllerSettings models; fields an
@@ -29,6 +42,7 @@ engine lacks are lost on the way (e.g. Godot has no step height).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from .settings import ControllerSettings
 
@@ -38,7 +52,7 @@ UNREAL_MIN_FLOOR_DIST = 1.9  # cm (MIN_FLOOR_DIST)
 SLOPE_DISABLED_DEG = 89.9  # degrees: an engine's "no slope limit" becomes nearly vertical
 JOLT_MAX_SLOPE_RAD = 0.8726646259971648  # radians: Jolt's default mMaxSlopeAngle, 50 degrees
 
-ENGINES = ("unity", "unreal", "godot", "physx", "jolt")
+ENGINES = ("unity", "unreal", "godot", "physx", "jolt", "rapier")
 
 
 def _clip_slope(deg: float) -> float:
@@ -168,8 +182,11 @@ def from_jolt(mMaxSlopeAngle=JOLT_MAX_SLOPE_RAD, mWalkStairsStepUp=(0.0, 0.4, 0.
     """Jolt CharacterVirtualSettings + ExtendedUpdateSettings + CapsuleShape -> settings.
 
     Radians for the slope; vectors along Jolt's +Y up. Total height = 2 x (half height + r).
+    ``model="jolt"``: the controller predicts Jolt's verdicts (``climb_height`` is
+    mWalkStairsStepUp + radius; the padding is kept from every surface).
     """
-    kw = dict(radius=radius, height=2.0 * (float(halfHeightOfCylinder) + float(radius)),
+    kw = dict(model="jolt", radius=radius,
+              height=2.0 * (float(halfHeightOfCylinder) + float(radius)),
               max_slope_deg=_clip_slope(math.degrees(float(mMaxSlopeAngle))),
               step_height=_y_up_length(mWalkStairsStepUp, "mWalkStairsStepUp"),
               snap_distance=-_y_up_length(mStickToFloorStepDown, "mStickToFloorStepDown"),
@@ -189,14 +206,49 @@ def to_jolt(s: ControllerSettings) -> dict:
             "halfHeightOfCylinder": 0.5 * s.height - s.radius, "radius": s.radius}
 
 
-_FROM = {"unity": from_unity, "unreal": from_unreal, "godot": from_godot,
-         "physx": from_physx, "jolt": from_jolt}
+# ---------------------------------------------------------------- Rapier
+def from_rapier(radius=0.35, half_height=0.55, offset=0.02,
+                max_slope_climb_angle=math.pi / 4, min_slope_slide_angle=None,
+                autostep_max_height=0.35, autostep_min_width=0.15, snap_to_ground=0.4,
+                **overrides) -> ControllerSettings:
+    """Rapier KinematicCharacterController + capsule collider (metres, radians) -> settings.
+
+    Total height = 2 x (half_height + radius); skin_width = offset; step_height =
+    autostep_max_height (0: autostep off); min_step_depth = autostep_min_width;
+    snap_distance = snap_to_ground (0: off). ControllerSettings has one slope limit, the climb
+    angle; ``min_slope_slide_angle`` is accepted and must equal it when given.
+    ``model="rapier"``: the controller predicts Rapier's verdicts (``climb_height`` from
+    Rapier's autostep room test, ``ControllerSettings.climb_height``; the offset is kept from
+    every surface).
+    """
+    climb = float(max_slope_climb_angle)
+    if min_slope_slide_angle is not None and abs(float(min_slope_slide_angle) - climb) > 1e-9:
+        raise ValueError("min_slope_slide_angle must equal max_slope_climb_angle "
+                         "(ControllerSettings has one slope limit)")
+    kw = dict(model="rapier", radius=radius, height=2.0 * (float(half_height) + float(radius)),
+              max_slope_deg=_clip_slope(math.degrees(climb)),
+              step_height=autostep_max_height, min_step_depth=autostep_min_width,
+              snap_distance=snap_to_ground, skin_width=offset)
+    kw.update(overrides)
+    return ControllerSettings(**kw)
+
+
+def to_rapier(s: ControllerSettings) -> dict:
+    return {"radius": s.radius, "half_height": 0.5 * s.height - s.radius,
+            "offset": s.skin_width, "max_slope_climb_angle": math.radians(s.max_slope_deg),
+            "autostep_max_height": s.step_height, "autostep_min_width": s.min_step_depth,
+            "snap_to_ground": s.snap_distance}
+
+
+_FROM: dict[str, Callable[..., ControllerSettings]] = {
+    "unity": from_unity, "unreal": from_unreal, "godot": from_godot, "physx": from_physx,
+    "jolt": from_jolt, "rapier": from_rapier}
 _TO = {"unity": to_unity, "unreal": to_unreal, "godot": to_godot, "physx": to_physx,
-       "jolt": to_jolt}
+       "jolt": to_jolt, "rapier": to_rapier}
 
 
 def preset(engine: str, **fields) -> ControllerSettings:
-    """ControllerSettings from ``engine`` ("unity", "unreal", "godot", "physx", "jolt") and
+    """ControllerSettings from ``engine`` (one of ``ENGINES``) and
     that engine's field names (engine defaults for the rest)."""
     try:
         fn = _FROM[engine.lower()]

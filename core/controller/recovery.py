@@ -54,7 +54,7 @@ def depenetrate(queries, pos) -> Depenetration:
         if not live.size:
             break
         rounds += 1
-        cb = queries.contacts(out[live], s.radius + 0.5 * s.skin_width)
+        cb = queries.contacts(out[live], s.shape_radius + 0.5 * s.contact_gap)
         if not cb.query.size:
             break
         q = cb.query
@@ -65,7 +65,7 @@ def depenetrate(queries, pos) -> Depenetration:
         # a stall: still really penetrating (deeper than the skin/2 query margin) and
         # not clearly shallower than the previous round
         stall = (deepest > DEPENETRATION_STALL_RATIO * prev[qa]) & (
-            deepest > 0.5 * s.skin_width)
+            deepest > 0.5 * s.contact_gap)
         strikes[qa] = np.where(stall, strikes[qa] + 1, 0)
         prev[qa] = deepest
         depth, nrm = cb.depth, cb.normal

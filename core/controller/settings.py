@@ -14,7 +14,15 @@ from enum import StrEnum
 
 import numpy as np
 
-from ..constants import FLOAT32_DIGITS, GROUND_PROBE_SKINS, SLOPE_LIMIT_TOL_RAD
+from ..constants import (
+    ENGINE_CONTACT_GAP,
+    FLOAT32_DIGITS,
+    GROUND_PROBE_SKINS,
+    JOLT_SUPPORT_MIN_COS,
+    RAPIER_SUPPORT_MIN_COS,
+    SLOPE_LIMIT_TOL_RAD,
+    SUPPORT_MIN_COS,
+)
 from ..geometry.validate import as_finite, as_point
 
 
@@ -47,6 +55,9 @@ class GroundState(StrEnum):
 ON_GROUND, ON_STEEP_GROUND, IN_AIR = 0, 1, 2
 GROUND_STATES = ("on_ground", "on_steep_ground", "in_air")
 _BY_CODE = (GroundState.ON_GROUND, GroundState.ON_STEEP_GROUND, GroundState.IN_AIR)
+
+# The controller models (``ControllerSettings.model``): which behaviour a verdict comes from.
+MODELS = ("exact", "jolt", "rapier")
 
 
 @dataclass(frozen=True)
@@ -92,6 +103,16 @@ class ControllerSettings:
     """unit up vector (normalised on construction)."""
     max_fall_speed: float = 55.0
     """metres / second, terminal falling speed (Bullet's fall speed 55)."""
+    model: str = "exact"
+    """which controller the verdicts model (``MODELS``). ``"exact"``: the limits are the
+    numbers as given: ``step_height`` is the highest riser climbed, a corridor 2 x radius wide
+    and a ceiling ``height`` high are passed, the floor is kept ``skin_width`` away.
+    ``"jolt"`` (Jolt CharacterVirtual with ExtendedUpdate) and ``"rapier"`` (Rapier
+    KinematicCharacterController): what that engine's character does with these numbers: the
+    padding ``skin_width`` is kept from every surface (corridors need 2 x (radius +
+    skin_width), ceilings height + 2 x skin_width), risers above ``step_height`` are climbed
+    as that engine's rounded bottom rides over them (``climb_height``), and the character
+    stands on and lands on edges as that engine does (README, "Engine models")."""
 
     def __post_init__(self):
         r = as_finite(self.radius, "radius")
@@ -124,6 +145,8 @@ class ControllerSettings:
         fall = as_finite(self.max_fall_speed, "max_fall_speed")
         if fall <= 0.0:
             raise ValueError(f"max_fall_speed must be > 0, got {fall}")
+        if self.model not in MODELS:
+            raise ValueError(f"model must be one of {MODELS}, got {self.model!r}")
         it = self.max_iterations
         if isinstance(it, bool) or not isinstance(it, (int, np.integer)) or it < 1:
             raise ValueError(f"max_iterations must be an integer >= 1, got {it!r}")
@@ -152,9 +175,58 @@ class ControllerSettings:
         return math.cos(math.radians(self.max_slope_deg) + SLOPE_LIMIT_TOL_RAD)
 
     @property
+    def exact(self) -> bool:
+        """The limits are the numbers as given (``model == "exact"``)."""
+        return self.model == "exact"
+
+    @property
+    def shape_radius(self) -> float:
+        """metres, the radius the controller collides with: ``radius``, or for an engine
+        model ``radius + skin_width`` (the engine keeps its padding from every surface)."""
+        return self.radius if self.exact else self.radius + self.skin_width
+
+    @property
+    def contact_gap(self) -> float:
+        """metres the controller stops short of a surface it hits: ``skin_width``, or for an
+        engine model ENGINE_CONTACT_GAP (the padding is inside ``shape_radius``)."""
+        return self.skin_width if self.exact else ENGINE_CONTACT_GAP
+
+    @property
     def ground_probe(self) -> float:
         """metres: floor within this gap below the capsule counts as touched."""
-        return GROUND_PROBE_SKINS * self.skin_width
+        return GROUND_PROBE_SKINS * self.contact_gap
+
+    @property
+    def support_min_cos(self) -> float:
+        """cosine: a contact supports when its normal's up component exceeds this (the
+        lower cap within ~75 degrees of straight down; for an engine model about anywhere
+        below the bottom sphere's centre, Jolt's supporting volume and Rapier's grounded
+        test; core.constants JOLT_SUPPORT_MIN_COS, RAPIER_SUPPORT_MIN_COS)."""
+        if self.exact:
+            return SUPPORT_MIN_COS
+        return JOLT_SUPPORT_MIN_COS if self.model == "jolt" else RAPIER_SUPPORT_MIN_COS
+
+    @property
+    def climb_height(self) -> float:
+        """metres, the highest riser climbed. ``"exact"``: ``step_height``. ``"jolt"``:
+        ``step_height + radius``: lifted by step_height, the character stands on the riser's
+        edge while it is below its bottom sphere's centre and steps again (measured: 0.68 m
+        climbed, 0.70 m refused at 60 and 120 Hz with step 0.35, radius 0.35; 0.64 / 0.66 m
+        at 30 Hz). ``"rapier"``: Rapier's autostep lifts the capsule by step_height +
+        offset (it floats offset above the floor) and needs ``w = min_step_depth + offset`` of
+        room ahead: a riser whose edge the lifted capsule (radius + offset) would touch moving
+        w forward is refused, i.e. ``step_height + 2 offset + radius - sqrt((radius +
+        offset)^2 - max(radius + offset - w, 0)^2)`` (0.4287 m for the engines README's
+        character; measured: 0.425 climbed, 0.43 refused at 30 and 60 Hz, 0.405 / 0.41 at
+        120 Hz; radius 0.5: 0.50 / 0.51, offset 0.05: 0.45 / 0.46, step 0.25: 0.32 / 0.33,
+        all 60 Hz). Zero when ``step_height`` is zero (no stepping)."""
+        if self.exact or self.step_height <= 0.0:
+            return self.step_height
+        if self.model == "jolt":
+            return self.step_height + self.radius
+        r, s = self.radius, self.skin_width
+        ahead = max(r + s - (self.min_step_depth + s), 0.0)
+        return self.step_height + 2.0 * s + r - math.sqrt((r + s) ** 2 - ahead ** 2)
 
     @property
     def segment_offsets(self) -> tuple:

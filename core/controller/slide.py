@@ -228,13 +228,15 @@ class _Slide:
         rhat, rlen = unit_rows(self.rem[h])
         approach = -dot_rows(rhat, n)
         travel = th * rlen
-        back = np.minimum(ctrl.settings.skin_width / np.maximum(approach, MIN_APPROACH_COS),
+        back = np.minimum(ctrl.gap / np.maximum(approach, MIN_APPROACH_COS),
                           travel)
         self.cur[h] += rhat * (travel - back)[:, None]
         r_h = rhat * (rlen - travel + back)[:, None]
         nu = n @ u
         nh, nh_len = unit_rows(n - nu[:, None] * u)
         self._note_block(h, hj, res, nu, nh, nh_len)
+        if not ctrl.settings.exact:
+            self._rest_on_edges(r_h, n, nu, res.triangle[hj])
         clip = clip_slide(r_h, n, nh, self.planes[h, :it], u, ctrl.cos_slope)
         self.planes[h, it] = clip.plane
         r1 = clip.remaining
@@ -242,6 +244,21 @@ class _Slide:
         r1[done] = 0.0
         self.rem[h] = r1
         self.active[h] = ~done
+
+    def _rest_on_edges(self, r_h, n, nu, tri):
+        """Engine models: a character moving down onto a supporting contact of a walkable
+        face (an edge met with its lower half) rests on it: the downward part of the rest of
+        its move is dropped (in place, ``r_h`` (K, 3)) instead of sliding down the contact's
+        plane away from the edge (Jolt keeps every contact it collided with during a move for
+        its ground state; measured, tools/bench_engines.py gap lanes at 30 Hz)."""
+        ctrl = self.ctrl
+        u = ctrl.up
+        down = r_h @ u
+        face = ctrl.mesh.normals[tri]
+        face_up = np.abs(face @ u) * np.sign(dot_rows(face, n))
+        rest = (down < 0.0) & (nu > ctrl.support_cos) & (face_up >= ctrl.cos_slope)
+        if rest.any():
+            r_h[rest] -= np.outer(down[rest], u)
 
     def _note_block(self, h, hj, res, nu, nh, nh_len):
         """Remember, per character, the non-walkable hit that opposes its walking direction

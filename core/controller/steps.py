@@ -56,13 +56,20 @@ class StepProbe(NamedTuple):
 
 
 def step_limit(settings) -> float:
-    """Metres: the highest rise a character climbs, ``step_height + STEP_RISE_TOL``."""
-    return settings.step_height + STEP_RISE_TOL
+    """Metres: the highest rise a character climbs, ``climb_height + STEP_RISE_TOL``
+    (``climb_height`` is ``step_height`` for the "exact" model, see core.settings)."""
+    return settings.climb_height + STEP_RISE_TOL
 
 
 def too_high(rise, settings) -> np.ndarray:
     """(K,) bool: rises (K,) metres above ``step_limit(settings)`` (``+inf`` included)."""
     return np.asarray(rise) > step_limit(settings)
+
+
+def exceeds_step(drop, settings) -> np.ndarray:
+    """(K,) bool: drops (K,) metres more than ``step_height + STEP_RISE_TOL`` (a fall, for
+    every model: an engine model's higher ``climb_height`` does not change what a fall is)."""
+    return np.asarray(drop) > settings.step_height + STEP_RISE_TOL
 
 
 def step_rays(floor, point, direction, settings) -> StepRays:

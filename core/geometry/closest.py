@@ -24,7 +24,7 @@ Implementation notes
   distance uses that one plane, so distances stay 1-Lipschitz in the vertices. The in-plane
   edge tests of the face region round by ~eps * scale, which on a triangle of width ~eps *
   scale would stretch its face along its line past its corners (closest points 0.2-1.5 m
-  wrong before; tests/test_slivers.py): a point of the face must also project within the
+  wrong before; tests/core/test_slivers.py): a point of the face must also project within the
   longest edge (the span guard, exact in real arithmetic). Slivers (relative width <= 1e-10,
   core.constants.SLIVER_REL2) get a zero normal in ``records.drop_sliver_normal`` and take the
   degenerate path: the union of the three edges, the segment they nearly are.

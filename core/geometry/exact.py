@@ -65,7 +65,7 @@ def _to_fraction(x, name: str) -> Fraction:
     if hasattr(x, "dtype") and hasattr(x, "item") and getattr(x, "ndim", 0) == 0:
         return _to_fraction(x.item(), name)  # numpy scalar: exact via the Python value
     if isinstance(x, numbers.Rational):
-        return Fraction(x.numerator, x.denominator)
+        return Fraction(int(x.numerator), int(x.denominator))
     if isinstance(x, numbers.Real):
         return _to_fraction(float(x), name)
     raise ValueError(f"{name} must be numeric, got {type(x).__name__} {x!r}")

@@ -107,7 +107,7 @@ _CHUNK = 4096  # pairs per kernel pass: temporaries stay cache-sized (<= 0.5 MB 
 _CONTIGUOUS_MIN = 64  # gathered records are made contiguous from this many pairs on
 
 
-def _dot(u, w):
+def _dot(u: np.ndarray, w: np.ndarray) -> np.ndarray:
     """Dot product over the leading (component) axis of (3, ...) stacks.
 
     Summed left to right, so a pair's value does not depend on the batch it is in (einsum's
@@ -130,9 +130,9 @@ class _PairGeometry(NamedTuple):
     """Per-pair geometry of one kernel chunk, local origin at vertex a (phase 1)."""
 
     n: int  # pairs
-    r: object  # (n,) or scalar radius
-    r2: object  # r * r
-    graze: object  # SWEEP_GRAZE_REL * r
+    r: np.ndarray | float  # (n,) or scalar radius
+    r2: np.ndarray | float  # r * r
+    graze: np.ndarray | float  # SWEEP_GRAZE_REL * r
     v: np.ndarray  # (3, n) or (3, 1) displacement
     E: np.ndarray  # (3, 3, n) edge vectors
     G: np.ndarray  # (3, 4, n) normal and inward edge normals (record rows)
@@ -224,11 +224,13 @@ def _quadratic_entries(g: _PairGeometry) -> _QuadraticEntries:
     ok = (qb < 0.0) & (qa > graze * graze)  # approaching, and not parallel
     # B^2 - A C = A (r^2 - |closest approach|^2): the closest approach w - (B / A) vp is
     # computed as a vector, which is accurate near tangency (unlike B^2 - A C)
-    approach = w - (qb / np.where(ok, qa, 1.0)) * vp
+    safe_qa: np.ndarray = np.where(ok, qa, 1.0)
+    approach = w - (qb / safe_qa) * vp
     h = r2 - _dot(approach, approach)
     ok &= h > SWEEP_GRAZE_REL * r2  # shallower than the graze tolerance: a graze
     # citardauq first root C / (-B + sqrt(B^2 - AC)): no cancellation since B < 0
-    t_quad = np.maximum(w2 - r2, 0.0) / np.where(ok, np.sqrt(qa * np.maximum(h, 0.0)) - qb, 1.0)
+    denom: np.ndarray = np.where(ok, np.sqrt(qa * np.maximum(h, 0.0)) - qb, 1.0)
+    t_quad = np.maximum(w2 - r2, 0.0) / denom
     along = w_ax + t_quad[:_N_CYL] * v_ax  # axial coordinate at the entry
     ok[:_N_CYL] &= (along >= 0.0) & (along <= g.cyl_len)
     ok &= t_quad < 1.0
@@ -282,7 +284,7 @@ def _planar_entries(g: _PairGeometry) -> _PlanarEntries:
     np.subtract(1.0, vals[6:12], out=vals[12:18])
     rates9 = _dot(vq, gv)
     lin0 = vals.take(_LIN, 0)  # (5, 4, n)
-    lin_v = rates9.take(_LIN_ROW, 0) * _LIN_SIGN
+    lin_v = np.take(rates9, _LIN_ROW, 0) * _LIN_SIGN
     abs_s0 = np.abs(s0)
     speed_in = np.where(s0 >= 0.0, -sv, sv)  # speed towards the plane
     ok_p = plane_ok & (abs_s0 >= r * (1.0 - SWEEP_GRAZE_REL)) & (speed_in > graze)

@@ -389,7 +389,7 @@ def most_promising_pairs(qi, enter, key) -> np.ndarray:
     order = np.lexsort((enter, key, qi))
     qs = qi[order]
     start = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
-    rank = np.arange(k) - np.repeat(start, np.diff(np.r_[start, k]))
+    rank: np.ndarray = np.arange(k) - np.repeat(start, np.diff(np.r_[start, k]))
     first = np.zeros(k, dtype=bool)
     first[order[rank < SWEEP_PRUNE_FIRST]] = True
     return first

@@ -161,7 +161,7 @@ def _drop_loose_planes(B, C, cull, max_abs_coordinate):
     ~1e-16 |e|^2 / |e1 x e2| rad, so a corner can sit farther off that plane than the pads'
     rounding margin; such triangles get no plane in the cull rows (zero normal and offset:
     those culls keep them) and only their bounding sphere culls them
-    (tests/test_mesh.py::test_sliver_corner_off_its_plane_is_not_culled).
+    (tests/core/test_mesh.py::test_sliver_corner_off_its_plane_is_not_culled).
     """
     nrm, off = cull[:, CULL_NORMAL], cull[:, CULL_OFFSET]
     off_plane = np.abs(np.einsum("ij,ij->i", nrm, B) - off)

@@ -235,7 +235,7 @@ def cull_sweep_pairs(mesh, a, b, r, v, pad, qi, ti) -> CulledPairs:
         return CulledPairs(qi, ti, enter, key, SWEEP_PRUNE_MIN_PAIRS)
     keep, lower = tangent
     qi, ti, lower = qi[keep], ti[keep], lower[keep]
-    if enter is None:  # all short: rank and prune on the tangent bound
+    if enter is None or key is None:  # all short: rank and prune on the tangent bound
         return CulledPairs(qi, ti, lower, lower, SWEEP_LOWER_PRUNE_MIN_PAIRS)
     enter, key = enter[keep], key[keep]
     np.maximum(enter, lower, out=enter)

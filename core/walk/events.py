@@ -111,7 +111,10 @@ def _measure(ctrl, b, js, dirh):
     floor_h = np.where(np.isfinite(b.ground.floor[js]), b.ground.floor[js],
                        b.position[js] @ u)
     rays = step_rays(floor_h, b.block.point[js], dirh[js], s)
-    mid = np.outer(floor_h + s.step_height, u)
+    # the clearance rays start step_height above the floor (over the step), and never on
+    # the floor itself: with step_height 0 an upward ray from the floor plane hits the floor
+    # at distance 0 and a wall read as a 0 m ceiling (issue 19)
+    mid = np.outer(floor_h + max(s.step_height, s.ground_probe), u)
     x1 = rays.points[:m]  # just past the obstacle, at floor level
     origins = np.concatenate([rays.origins, x1 + mid, x1 + mid])
     dirs = np.concatenate([rays.directions, np.tile(u, (m, 1)), np.tile(-u, (m, 1))])

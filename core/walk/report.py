@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -101,11 +102,11 @@ class WalkReport:
     grounded: np.ndarray
     events: list
     reached_goal: bool
-    ground_normal: np.ndarray = None
-    ground_state: np.ndarray = None
+    ground_normal: Any = None  # (N, 3) ndarray, filled by the walker
+    ground_state: Any = None  # (N,) int8 ndarray
     dt: float = 1.0 / 60.0
     duration: float = 0.0
-    stepped: np.ndarray = field(default=None, repr=False)
+    stepped: Any = field(default=None, repr=False)  # (N,) bool ndarray
     ended_airborne: bool = False
 
     def kinds(self) -> list:

@@ -21,8 +21,8 @@ from ..constants import (
 )
 from ..controller.ground import Ground
 from ..controller.moves import RefusedStep
-from ..controller.settings import IN_AIR, ON_GROUND, ON_STEEP_GROUND
-from ..controller.steps import too_high
+from ..controller.settings import IN_AIR, ON_GROUND, ON_STEEP_GROUND, upright_segment
+from ..controller.steps import exceeds_step
 from ..mesh.hoods import HoodCache
 from .events import EventLog, classify_blocked
 from .report import EVENT_KINDS, WalkReport
@@ -43,6 +43,31 @@ def horizontal_length(v, u):
     """(...,) horizontal lengths of vectors v (..., 3) with unit up u (3,)."""
     vh = v - (v @ u)[..., None] * u
     return np.sqrt((vh * vh).sum(-1))
+
+
+def goal_floors(mesh, goals, settings) -> np.ndarray:
+    """(N,) height along up of the floor each goal (N, 3) marks, nan where it marks none.
+
+    A goal's floor is the walkable face a ray straight down from ``step_height`` (at least
+    the ground probe) above the goal meets within twice that distance, where the character
+    fits standing on it: a goal placed on a floor, or up to a step above it. A goal inside a
+    solid, floating higher, or over nothing walkable marks no floor; its walk is then
+    reached by the horizontal rule alone. Two uncounted mesh queries (a ray, contacts)."""
+    s = settings
+    u = s.up_vector
+    lift = max(s.step_height, s.ground_probe)
+    hits = mesh.raycast_many(goals + lift * u, np.tile(-u, (goals.shape[0], 1)), 2.0 * lift)
+    tri = np.maximum(hits.triangle, 0)
+    face_up = mesh.normals[tri] @ u
+    ok = (hits.triangle >= 0) & np.isfinite(hits.time) & (face_up >= s.cos_max_slope)
+    floor = np.where(ok, goals @ u + lift - np.where(ok, hits.time, 0.0), np.nan)
+    rows = ok.nonzero()[0]
+    if rows.size:  # the character must fit standing there (not inside stacked solids)
+        feet = goals[rows] + np.outer(floor[rows] - goals[rows] @ u + s.ground_probe, u)
+        a, b = upright_segment(feet, s)
+        cb = mesh.capsule_contacts_many(a, b, s.radius)
+        floor[rows[np.unique(cb.query)]] = np.nan
+    return floor
 
 
 class Walker:
@@ -88,6 +113,7 @@ class Walker:
                             for z in (lo[2], hi[2])])
         self.kill_h = float((corners @ self.u).min()) - FALL_OUT_OF_WORLD
         self.log = EventLog(n, s.radius, self.u)
+        self.goal_floor = goal_floors(ctrl.mesh, self.P[np.arange(n), self.last], s)
 
     # ------------------------------------------------------------------ the walk
     def run(self) -> list:
@@ -187,6 +213,11 @@ class Walker:
         dist_goal = horizontal_length(self.P[act, last] - p_a, u)
         # the goal is reached standing on it: not flying over it, not sliding down a slope
         reached = (k[sel] == last) & (dist_goal <= r) & (self.ground.state[sel] == ON_GROUND)
+        # ... and on the goal's own floor (not under a bridge deck the goal stands on)
+        gf = self.goal_floor[act]
+        s = self.s
+        reached &= np.isnan(gf) | (np.abs(p_a @ u - gf) <= s.step_height + s.skin_width
+                                   + s.ground_probe)
         dg = np.zeros(self.n)
         dg[act] = dist_goal
         return k, reached, dg
@@ -260,12 +291,12 @@ class Walker:
         h_new = new @ u
         # Drops are measured between walkable floors: resting on a ledge's edge or sliding
         # down a steep face is part of the fall, not a new floor (a walk off a 1.5 m tread
-        # reports 1.5 m: tests/test_validate_level.py::test_sample_verdicts).
+        # reports 1.5 m: tests/blender/test_levelcheck.py).
         supported = b.ground.state == ON_GROUND
         floor_new = np.where(supported & np.isfinite(b.ground.floor), b.ground.floor, h_new)
         lg = self.last_ground_h[sel]
         drop = lg - floor_new
-        fell = supported & too_high(drop, self.s)
+        fell = supported & exceeds_step(drop, self.s)
         for j in fell.nonzero()[0]:
             self.log.emit(act[j], "fell", t_after, new[j], drop[j],
                           int(b.ground.triangle[j]), force=True)
@@ -285,7 +316,7 @@ class Walker:
         FALL_OUT_OF_LEVEL_DISTANCE straight below (one batched sweep)."""
         out = h_new < self.kill_h
         falling = (b.ground.state == IN_AIR) & ~out & (
-            too_high(self.last_ground_h[sel] - h_new, self.s))
+            exceeds_step(self.last_ground_h[sel] - h_new, self.s))
         if falling.any():
             jf = falling.nonzero()[0]
             down = np.tile(-FALL_OUT_OF_LEVEL_DISTANCE * self.u, (jf.size, 1))
@@ -308,7 +339,7 @@ class Walker:
             ns = int(self.n_steps[i])
             h = self.pos[i] @ u
             events = self.log.events[i]
-            if self.ground.state[i] == IN_AIR and too_high(self.last_ground_h[i] - h, s) \
+            if self.ground.state[i] == IN_AIR and exceeds_step(self.last_ground_h[i] - h, s) \
                     and not any(e.kind == "fell" and e.triangle == -1 and e.time == ns * dt
                                 for e in events):
                 self.log.emit(i, "fell", ns * dt, self.pos[i], self.last_ground_h[i] - h, -1,

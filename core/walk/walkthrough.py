@@ -231,7 +231,7 @@ def compare_frame_rates(mesh, path, settings: ControllerSettings | None = None,
     reports = {hz: walkthrough_many(mesh, [path], s, speed=speed, dt=1.0 / hz,
                                     max_time=max_time, controller=ctrl)[0] for hz in rates}
     verdicts = {hz: _verdict(r) for hz, r in reports.items()}
-    diffs = []
+    diffs: list[dict] = []
     goals = {hz: v["reached_goal"] for hz, v in verdicts.items()}
     if len(set(goals.values())) > 1:
         diffs.append({"what": "reached_goal",

@@ -4,6 +4,7 @@ import sys
 import types
 
 import numpy as np
+import pytest
 from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 
 from tools import bench, bench_walk
@@ -15,6 +16,7 @@ def _flat_square():
     return TriangleMesh(v, np.array([[0, 1, 2], [0, 2, 3]]))
 
 
+@pytest.mark.slow  # over 10 s on the 2-core CI machine
 def test_bench_quick_runs_and_agrees_with_brute_force(capsys):
     assert bench.main(["--quick", "--queries", "12"]) == 0
     out = capsys.readouterr().out

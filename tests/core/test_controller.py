@@ -297,6 +297,7 @@ MOVE_HASHES = {
 MOVE_HASHES[2] = MOVE_HASHES[1]  # recorded on numpy 2.4.6 (the core lane): the same bits
 
 
+@pytest.mark.slow  # over 10 s on the 2-core CI machine
 @pytest.mark.parametrize("scene", ["stairs", "cluttered", "wall"])
 def test_move_sequences_match_their_pinned_hashes(scene):
     """One character is a batch of one: the moves through hits, steps, snaps, edges, falls

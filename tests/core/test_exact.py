@@ -300,6 +300,7 @@ def test_capsules_intersect_matches_oracle(pts, frac):
         check_capsules(a1, b1, a2, b2, r / 2, r / 2)
 
 
+@pytest.mark.slow  # over 10 s on the 2-core CI machine
 @SETTINGS
 @given(configs(5))
 def test_capsule_triangle_intersect_matches_oracle(pts):

@@ -247,6 +247,7 @@ def sweep_cases(draw):
 
 @settings(max_examples=200, derandomize=True, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.slow  # over 10 s on the 2-core CI machine
 @given(sweep_cases())
 def test_sweep_matches_exact_oracle(case):
     check_case(case, "hypothesis")
@@ -433,6 +434,7 @@ def _wall_cases():
     return cases
 
 
+@pytest.mark.slow  # over 10 s on the 2-core CI machine
 def test_no_tunnelling_through_thin_wall_at_30m_per_sweep():
     cases = _wall_cases()
     p = np.array([cs[0] for cs in cases] * 2)

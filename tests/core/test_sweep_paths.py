@@ -230,6 +230,7 @@ def test_short_sweep_culls_drop_no_hit_at_grazing_lengths(offset):
     np.testing.assert_array_equal(batch.triangle, np.where(np.isfinite(truth), first, -1))
 
 
+@pytest.mark.slow  # over 10 s on the 2-core CI machine
 @pytest.mark.parametrize("offset", [(0.0, 0.0, 0.0), (1e4, -1e4, 5e3)])
 def test_ground_probes_and_snaps_on_terrain_equal_brute_force(offset):
     """Upright capsules standing on the terrain (foot sphere at, just above and just inside

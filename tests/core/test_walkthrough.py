@@ -284,6 +284,7 @@ def _same_reports(a, b):
         assert x.ground_normal.tobytes() == y.ground_normal.tobytes()
 
 
+@pytest.mark.slow  # over 10 s on the 2-core CI machine
 @pytest.mark.parametrize("workers", [2, 3])
 def test_workers_give_the_same_reports_in_the_same_order(workers):
     # characters dealt round-robin to forked processes: every report equals the one-process

@@ -1,0 +1,155 @@
+"""Engine models (issue 20): the Jolt and Rapier presets reproduce those engines' verdicts at
+each limit, either side of it; verdicts change once across a sweep of a limit at 30, 60 and
+120 Hz; the exact model keeps the numbers as given. Lanes are tools/engine_lanes.py's (the
+levels tools/bench_engines.py walks the engines on); no engine is needed here."""
+
+import math
+
+import numpy as np
+import pytest
+from capsule_collision.core.controller.presets import from_jolt, from_rapier, to_rapier
+from capsule_collision.core.controller.settings import MODELS, ControllerSettings
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
+from capsule_collision.core.walk.walkthrough import walkthrough, walkthrough_many
+from controller_scenes import RATES, box, grid, merge, wall_scene
+from engine_lanes import ceiling, corridor, gap, riser
+
+PITCH = 12.0  # metres between lanes walked together (side by side along y)
+# the engines README's character, as each engine's preset gives it
+JOLT = from_jolt(mMaxSlopeAngle=math.pi / 4, mWalkStairsStepUp=(0, 0.35, 0),
+                 mStickToFloorStepDown=(0, -0.4, 0), halfHeightOfCylinder=0.55, radius=0.35,
+                 speed=4.0, gravity=9.81)
+RAPIER = from_rapier()
+EXACT = ControllerSettings()
+MODEL_SETTINGS = {"exact": EXACT, "jolt": JOLT, "rapier": RAPIER}
+
+
+def verdicts(lanes, settings, hz=60):
+    """One verdict per lane ("reached", "fell", "blocked"), the lanes walked in lock-step on
+    one level; and the reports."""
+    parts, paths = [], []
+    for i, lane in enumerate(lanes):
+        off = np.array([0.0, i * PITCH, 0.0])
+        parts.append((lane.vertices + off, lane.triangles))
+        paths.append(np.array([np.add(lane.start, off), np.add(lane.goal, off)]))
+    mesh = TriangleMesh(*merge(parts))
+    reps = walkthrough_many(mesh, paths, settings, dt=1.0 / hz,
+                            max_time=[lane.duration for lane in lanes])
+    out = []
+    for p, r in zip(paths, reps):
+        fell = r.trace[-1, 2] < p[0, 2] - settings.step_height - 1e-3
+        out.append("reached" if r.reached_goal else "fell" if fell else "blocked")
+    return out, reps
+
+
+def changes(seq):
+    return sum(a != b for a, b in zip(seq, seq[1:]))
+
+
+# ---------------------------------------------------------------- settings and presets
+def test_model_field_defaults_to_exact_and_is_in_to_dict():
+    s = ControllerSettings()
+    assert s.model == "exact" and s.to_dict()["model"] == "exact"
+    assert ControllerSettings.from_dict(JOLT.to_dict()) == JOLT
+    assert MODELS == ("exact", "jolt", "rapier")
+    with pytest.raises(ValueError, match="model"):
+        ControllerSettings(model="havok")
+
+
+def test_exact_mechanics_are_the_numbers_as_given():
+    s = ControllerSettings(radius=0.4, skin_width=0.03, step_height=0.3)
+    assert (s.shape_radius, s.contact_gap, s.climb_height) == (0.4, 0.03, 0.3)
+
+
+def test_engine_mechanics_keep_the_padding_and_climb_above_the_step():
+    assert JOLT.model == "jolt" and RAPIER.model == "rapier"
+    for s in (JOLT, RAPIER):
+        assert s.shape_radius == pytest.approx(0.37) and s.contact_gap == 1e-3
+    assert JOLT.climb_height == pytest.approx(0.70)  # step_height + radius
+    # Rapier's autostep room: 0.35 + 0.04 + 0.35 - sqrt(0.37^2 - 0.2^2)
+    assert RAPIER.climb_height == pytest.approx(0.74 - math.sqrt(0.37 ** 2 - 0.2 ** 2))
+    assert RAPIER.replace(step_height=0.0).climb_height == 0.0  # autostep off: no climbing
+
+
+def test_rapier_preset_fields_and_round_trip():
+    s = from_rapier(radius=0.4, half_height=0.6, offset=0.03, autostep_max_height=0.3,
+                    autostep_min_width=0.2, snap_to_ground=0.5,
+                    max_slope_climb_angle=math.radians(40))
+    assert (s.radius, s.height, s.skin_width, s.step_height) == pytest.approx(
+        (0.4, 2.0, 0.03, 0.3))
+    assert (s.min_step_depth, s.snap_distance, s.max_slope_deg) == pytest.approx(
+        (0.2, 0.5, 40.0))
+    assert from_rapier(**to_rapier(s)) == s
+    with pytest.raises(ValueError, match="min_slope_slide_angle"):
+        from_rapier(min_slope_slide_angle=0.5)
+    assert from_jolt(model="exact").model == "exact"  # a preset's numbers, exact limits
+
+
+# ---------------------------------------------------------------- either side of each limit
+@pytest.mark.parametrize("model, low, high", [("exact", 0.35, 0.36), ("jolt", 0.66, 0.72),
+                                              ("rapier", 0.42, 0.44)])
+def test_risers_either_side_of_the_climb_height(model, low, high):
+    (ok, no), reps = verdicts([riser(low), riser(high)], MODEL_SETTINGS[model])
+    assert (ok, no) == ("reached", "blocked")
+    assert reps[1].first("step_too_high").value == pytest.approx(high, abs=1e-6)
+
+
+@pytest.mark.parametrize("model, low, high", [("exact", 0.69, 0.71), ("jolt", 0.73, 0.75),
+                                              ("rapier", 0.73, 0.75)])
+def test_corridors_either_side_of_twice_the_padded_radius(model, low, high):
+    assert verdicts([corridor(low), corridor(high)], MODEL_SETTINGS[model])[0] == [
+        "blocked", "reached"]
+
+
+@pytest.mark.parametrize("model, low, high", [("exact", 1.8, 1.81), ("jolt", 1.83, 1.85),
+                                              ("rapier", 1.83, 1.85)])
+def test_ceilings_either_side_of_the_padded_height(model, low, high):
+    assert verdicts([ceiling(low), ceiling(high)], MODEL_SETTINGS[model])[0] == [
+        "blocked", "reached"]
+
+
+@pytest.mark.parametrize("model, low, high", [("jolt", 1.35, 1.4), ("rapier", 1.5, 1.55)])
+def test_gaps_at_walking_speed_either_side_of_the_engines_limit(model, low, high):
+    """Jolt crosses 1.35 m and falls into 1.4 m at 60 Hz, Rapier 1.5 / 1.55 m (measured)."""
+    assert verdicts([gap(0.9), gap(low), gap(high)], MODEL_SETTINGS[model])[0] == [
+        "reached", "reached", "fell"]
+
+
+# ---------------------------------------------------------------- monotonic sweeps
+SWEEPS = {"riser": (riser, np.arange(0.30, 0.80, 0.02)),  # reached, then blocked
+          "corridor": (corridor, np.arange(0.66, 0.80, 0.01)),  # blocked, then reached
+          "gap": (gap, np.arange(0.6, 1.9, 0.05))}  # reached, then fell
+FIRST = {"riser": "reached", "corridor": "blocked", "gap": "reached"}
+
+
+@pytest.mark.parametrize("hz", RATES)
+@pytest.mark.parametrize("model", ["jolt", "rapier"])
+@pytest.mark.parametrize("limit", ["riser", "corridor", "gap"])
+def test_engine_model_verdicts_change_once_across_a_limit(limit, model, hz):
+    build, values = SWEEPS[limit]
+    got, _ = verdicts([build(round(float(v), 6)) for v in values], MODEL_SETTINGS[model], hz)
+    assert changes(got) == 1, list(zip(np.round(values, 3), got))
+    assert got[0] == FIRST[limit]
+
+
+@pytest.mark.parametrize("hz", RATES)
+@pytest.mark.parametrize("limit", ["riser", "corridor"])
+def test_exact_verdicts_change_once_across_a_limit(limit, hz):
+    build, values = SWEEPS[limit]
+    got, _ = verdicts([build(round(float(v), 6)) for v in values], EXACT, hz)
+    assert changes(got) == 1 and got[0] == FIRST[limit]
+
+
+# ---------------------------------------------------------------- walks (issue 19)
+def test_a_goal_on_a_bridge_deck_is_not_reached_from_under_it():
+    mesh = TriangleMesh(*merge([grid(-3, 10, -3, 3), box((3, -1, 3.0), (7, 1, 3.2))]))
+    under = walkthrough(mesh, [[0, 0, 0], [5, 0, 3.2]])
+    assert not under.reached_goal and under.trace[-1][2] < 0.1
+    assert walkthrough(mesh, [[0, 0, 0], [5, 0, 0]]).reached_goal  # the floor under it
+
+
+@pytest.mark.parametrize("hz", RATES)
+def test_a_wall_without_step_up_is_blocked_not_a_low_ceiling(hz):
+    s = ControllerSettings(step_height=0.0, skin_width=0.001, snap_distance=0.1)
+    rep = walkthrough(wall_scene(thickness=0.2), [[0, 0, 0], [6, 0, 0]], s, dt=1.0 / hz)
+    assert rep.kinds() == ["blocked", "stuck"]

@@ -1,0 +1,213 @@
+"""The lanes of ``tools/bench_engines.py``: small levels, one straight walk each, that put a
+character at one limit of a controller (a riser, a ramp, a corridor, a ceiling, a gap) or
+through an everyday situation (stairs down, a slope ending in a lip, walking along a wall).
+
+Every lane is its own level: (vertices (V, 3) float64 metres, triangles (M, 3) int, counter-
+clockwise seen from the front, closed solids where a solid is meant), a start foot point on
+the floor, a goal foot point on the floor it is meant to reach, and the walk's duration in
+seconds. The character walks along +x from x = 0; Z is up. ``LIMIT_KINDS`` are the lanes of
+the agreement targets (issue 20); the rest are everyday lanes shown beside them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+LIMIT_KINDS = ("riser", "ramp", "corridor", "ceiling", "gap")
+OTHER_KINDS = ("stairs", "stairs_down", "lip", "wall")
+KINDS = LIMIT_KINDS + OTHER_KINDS
+SPEED = 4.0  # metres / second, the lanes' walking speed (the engines README's)
+SLACK = 2.0  # seconds, walk time beyond 3 x the straight distance / SPEED (the library's)
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One walk on its own level. value: the lane's parameter in ``unit``."""
+
+    kind: str
+    value: float
+    unit: str
+    vertices: np.ndarray
+    triangles: np.ndarray
+    start: tuple
+    goal: tuple
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind} {self.value:g}{self.unit}"
+
+    @property
+    def duration(self) -> float:
+        """Seconds: the library's default walk time for the straight path."""
+        d = np.subtract(self.goal, self.start)
+        return 3.0 * float(np.hypot(d[0], d[1])) / SPEED + SLACK
+
+
+# ---------------------------------------------------------------- geometry
+def merge(parts):
+    """One (vertices, triangles) from several."""
+    verts, tris, off = [], [], 0
+    for v, t in parts:
+        verts.append(np.asarray(v, float))
+        tris.append(np.asarray(t, np.int64) + off)
+        off += len(v)
+    return np.concatenate(verts), np.concatenate(tris)
+
+
+def box(lo, hi):
+    """Closed axis-aligned box from corner ``lo`` to ``hi`` (metres), outward faces."""
+    x0, y0, z0 = lo
+    x1, y1, z1 = hi
+    v = [[x0, y0, z0], [x1, y0, z0], [x1, y1, z0], [x0, y1, z0],
+         [x0, y0, z1], [x1, y0, z1], [x1, y1, z1], [x0, y1, z1]]
+    t = [[0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4], [1, 2, 6], [1, 6, 5],
+         [2, 3, 7], [2, 7, 6], [3, 0, 4], [3, 4, 7]]
+    return np.array(v, float), np.array(t)
+
+
+def grid(x0, x1, y0, y1, z=0.0, cell=0.5):
+    """Flat floor at height z subdivided into about ``cell`` m squares, normal +z."""
+    nx = max(1, int(round((x1 - x0) / cell)))
+    ny = max(1, int(round((y1 - y0) / cell)))
+    xs, ys = np.linspace(x0, x1, nx + 1), np.linspace(y0, y1, ny + 1)
+    gx, gy = np.meshgrid(xs, ys, indexing="ij")
+    v = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], 1)
+    idx = np.arange(v.shape[0]).reshape(nx + 1, ny + 1)
+    a, b = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel()
+    c, d = idx[1:, 1:].ravel(), idx[:-1, 1:].ravel()
+    return v, np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
+
+
+def prism(profile, y0, y1):
+    """Closed solid extruded along y from y0 to y1 of a convex ``profile`` [(x, z), ...]
+    listed counter-clockwise seen from -y (x right, z up)."""
+    p = np.asarray(profile, float)
+    k = len(p)
+    v = np.concatenate([np.column_stack([p[:, 0], np.full(k, y0), p[:, 1]]),
+                        np.column_stack([p[:, 0], np.full(k, y1), p[:, 1]])])
+    t = [[0, i, i + 1] for i in range(1, k - 1)]  # the y0 cap faces -y
+    t += [[k, k + i + 1, k + i] for i in range(1, k - 1)]  # the y1 cap faces +y
+    for i in range(k):
+        j = (i + 1) % k
+        t += [[i, k + j, j], [i, k + i, k + j]]
+    return v, np.array(t)
+
+
+# ---------------------------------------------------------------- limit lanes
+WIDTH = 4.0  # metres across a lane (y from -2 to 2)
+X0 = 2.0  # metres: where each lane's feature begins
+
+
+def riser(h):
+    """Floor, then one solid step ``h`` m high and 6 m deep; the goal on top of it."""
+    v, t = merge([grid(-3.0, X0, -WIDTH / 2, WIDTH / 2),
+                  box((X0, -WIDTH / 2, -1.0), (X0 + 6.0, WIDTH / 2, h))])
+    return Lane("riser", h, " m", v, t, (0.0, 0.0, 0.0), (X0 + 3.0, 0.0, h))
+
+
+def ramp(deg, height=1.5):
+    """Floor, a solid ramp at ``deg`` degrees up to ``height`` m, a 4 m flat top (the goal)."""
+    run = height / math.tan(math.radians(deg))
+    x1 = X0 + run
+    v, t = merge([grid(-3.0, X0, -WIDTH / 2, WIDTH / 2),
+                  prism([(X0, 0.0), (x1 + 4.0, 0.0), (x1 + 4.0, height), (x1, height)],
+                        -WIDTH / 2, WIDTH / 2)])
+    return Lane("ramp", deg, " deg", v, t, (0.0, 0.0, 0.0), (x1 + 2.0, 0.0, height))
+
+
+def corridor(w, length=4.0):
+    """Floor and two 3 m walls ``w`` m apart for ``length`` m; the goal beyond them."""
+    half = w / 2
+    v, t = merge([grid(-3.0, X0 + length + 4.0, -3.0, 3.0),
+                  box((X0, half, 0.0), (X0 + length, half + 0.4, 3.0)),
+                  box((X0, -half - 0.4, 0.0), (X0 + length, -half, 3.0))])
+    return Lane("corridor", w, " m", v, t, (0.0, 0.0, 0.0), (X0 + length + 2.0, 0.0, 0.0))
+
+
+def ceiling(c, length=3.0):
+    """Floor under a 0.2 m slab whose underside is ``c`` m up, ``length`` m deep; the goal
+    beyond it."""
+    v, t = merge([grid(-3.0, X0 + length + 4.0, -3.0, 3.0),
+                  box((X0, -3.0, c), (X0 + length, 3.0, c + 0.2))])
+    return Lane("ceiling", c, " m", v, t, (0.0, 0.0, 0.0), (X0 + length + 2.0, 0.0, 0.0))
+
+
+def gap(g, depth=3.0):
+    """Two solid blocks with a ``g`` m trench between them, ``depth`` m deep with a floor
+    (a character that falls in lands and walks into the far block's wall)."""
+    v, t = merge([box((-3.0, -WIDTH / 2, -depth), (X0, WIDTH / 2, 0.0)),
+                  box((X0 + g, -WIDTH / 2, -depth), (X0 + g + 6.0, WIDTH / 2, 0.0)),
+                  grid(X0 - 0.5, X0 + g + 0.5, -WIDTH / 2, WIDTH / 2, z=-depth)])
+    return Lane("gap", g, " m", v, t, (0.0, 0.0, 0.0), (X0 + g + 2.0, 0.0, 0.0))
+
+
+# ---------------------------------------------------------------- everyday lanes
+def stairs(rise, tread=0.3, n=5):
+    """A flight of ``n`` solid steps of ``rise`` m on ``tread`` m; the goal on the landing."""
+    parts = [grid(-3.0, X0, -WIDTH / 2, WIDTH / 2)]
+    xe = X0 + n * tread + 3.0
+    for k in range(n):
+        parts.append(box((X0 + k * tread, -WIDTH / 2, -1.0), (xe, WIDTH / 2, (k + 1) * rise)))
+    v, t = merge(parts)
+    return Lane("stairs", rise, " m", v, t, (0.0, 0.0, 0.0), (xe - 1.5, 0.0, n * rise))
+
+
+def stairs_down(rise, tread=0.3, n=5):
+    """The flight of ``stairs`` walked down: from the landing to the floor below."""
+    up = stairs(rise, tread, n)
+    xe = X0 + n * tread + 3.0
+    start = (xe - 1.0, 0.0, n * rise)
+    return Lane("stairs_down", rise, " m", up.vertices, up.triangles, start, (-1.0, 0.0, 0.0))
+
+
+def lip(deg, lip_depth=0.1, height=2.0):
+    """A steep slope of ``deg`` degrees rising ``height`` m, ending in a flat lip
+    ``lip_depth`` m deep at its top, then a 1 m high wall; the goal beyond the wall on a
+    floor at the lip's height (so a character can reach it only by standing on the lip)."""
+    run = height / math.tan(math.radians(deg))
+    x1 = X0 + run
+    v, t = merge([grid(-3.0, X0, -WIDTH / 2, WIDTH / 2),
+                  prism([(X0, 0.0), (x1 + lip_depth, 0.0), (x1 + lip_depth, height),
+                         (x1, height)], -WIDTH / 2, WIDTH / 2),
+                  box((x1 + lip_depth, -WIDTH / 2, -1.0), (x1 + lip_depth + 4.0, WIDTH / 2,
+                                                           height + 1.0))])
+    return Lane("lip", deg, " deg", v, t, (0.0, 0.0, 0.0),
+                (x1 + lip_depth + 2.0, 0.0, height + 1.0))
+
+
+def along_wall(deg, length=8.0):
+    """Walking into a 3 m wall at ``deg`` degrees off parallel (it slides along the wall):
+    the wall's face at y = 0.5, the goal 8 m on, 0.1 m from where the character can stand."""
+    a = math.radians(deg)
+    gy = 0.5 - 0.35 + 0.1  # the wall's face, less the radius, plus 0.1: within reach
+    v, t = merge([grid(-3.0, length + 3.0, -3.0, 3.0),
+                  box((-3.0, 0.5, 0.0), (length + 3.0, 0.9, 3.0))])
+    start_y = gy - length * math.tan(a)
+    return Lane("wall", deg, " deg", v, t, (0.0, start_y, 0.0), (length, gy, 0.0))
+
+
+def _frange(lo, hi, step):
+    n = int(round((hi - lo) / step))
+    return [round(lo + k * step, 6) for k in range(n + 1)]
+
+
+def limit_lanes() -> list:
+    """The 60 limit lanes of the agreement targets: risers 0.33-0.47 m in 1 cm steps, ramps
+    44.5-45.5 deg in 0.125 deg steps, corridors 0.69-0.76 m and ceilings 1.79-1.87 m in 1 cm
+    steps, gaps 0.6-1.5 m in 5 cm steps."""
+    return ([riser(h) for h in _frange(0.33, 0.47, 0.01)]
+            + [ramp(d) for d in _frange(44.5, 45.5, 0.125)]
+            + [corridor(w) for w in _frange(0.69, 0.76, 0.01)]
+            + [ceiling(c) for c in _frange(1.79, 1.87, 0.01)]
+            + [gap(g) for g in _frange(0.6, 1.5, 0.05)])
+
+
+def other_lanes() -> list:
+    """Everyday lanes: stairs up and down, slopes ending in a lip, walking along a wall."""
+    return ([stairs(r) for r in (0.15, 0.25, 0.3, 0.35, 0.4)]
+            + [stairs_down(r) for r in (0.2, 0.3, 0.35, 0.4)]
+            + [lip(d) for d in (50.0, 60.0, 70.0)]
+            + [along_wall(d) for d in (5.0, 15.0, 30.0)])
