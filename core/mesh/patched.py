@@ -334,7 +334,7 @@ class PatchedMesh:
         return self._first_hits(lambda m: m.sweep_batch(a, b, r, v, want=want))
 
     def _first_hits(self, query) -> SweepBatch:
-        out = None
+        out: SweepBatch | None = None
         if self.view is not None:
             s = query(self.view)
             tri = np.where(s.triangle >= 0, self.from_base(np.maximum(s.triangle, 0)), -1)
@@ -350,4 +350,5 @@ class PatchedMesh:
                              np.where(take[:, None], e.normal, out.normal),
                              np.where(take[:, None], e.point, out.point),
                              np.where(take, e.triangle, out.triangle))
+        assert out is not None  # a patched mesh has at least one half
         return out
