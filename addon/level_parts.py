@@ -267,6 +267,36 @@ def _merged(parts):
             np.concatenate([p.triangles.astype(np.int64) + o for p, o in zip(parts, offsets)]))
 
 
+# ---------------------------------------------------------------- per-part results
+# scene name -> result kind -> (part name, part digest) -> (local triangles, values or None)
+_results: dict[str, dict[str, dict]] = {}
+
+
+def remember_results(scene, kind: str, level, triangles, values=None) -> None:
+    """Keep an operator's per-triangle result (``kind``: "WALKABILITY", "STAND", ...) by
+    level part, so the overlay draws it on every triangle the check read, including those
+    that map to no original face (array copies, geometry nodes), and keeps drawing it on the
+    parts an edit did not change. ``triangles`` (K,) level indices; ``values`` (K,) or None."""
+    ranges = part_ranges(level)
+    if not ranges:
+        return
+    tris = np.asarray(triangles, np.int64).ravel()
+    order = np.argsort(tris, kind="stable")
+    tris = tris[order]
+    vals = None if values is None else np.asarray(values)[order]
+    per = {}
+    for name, digest, start, stop in ranges:
+        lo, hi = np.searchsorted(tris, [start, stop])
+        per[(name, digest)] = (tris[lo:hi] - start, None if vals is None else vals[lo:hi])
+    _results.setdefault(scene.name, {})[kind] = per
+
+
+def results_of_part(scene, kind: str, part):
+    """(local triangles, values or None) of ``kind`` on ``part`` (a ``scene_data.Part``)
+    from the last run, or None when that run did not see this part as it is now."""
+    return _results.get(scene.name, {}).get(kind, {}).get((part.name, part.digest))
+
+
 # ---------------------------------------------------------------- idle compaction
 @dataclass
 class _Compaction:
@@ -333,6 +363,7 @@ def clear() -> None:
     building finishes on its own thread and is dropped."""
     _readers.clear()
     _levels.clear()
+    _results.clear()
     _pending.clear()
 
 

@@ -16,7 +16,7 @@ from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
 from .. import core
 from ..core import report as core_report
 from ..core import verdicts
-from . import cache, properties, results, scene_data
+from . import cache, level_parts, properties, results, scene_data
 
 # ---------------------------------------------------------------- shared adapter pieces
 
@@ -390,6 +390,7 @@ class CAPSULE_COLLISION_OT_classify_walkability(CheckOperator, bpy.types.Operato
                              "faces": faces, "unmapped": int(unmapped),
                              "stamp": level.stamp})
         results.write_walkability(level, codes)
+        level_parts.remember_results(scene, "WALKABILITY", level, np.arange(codes.size), codes)
         results.replace_rows(scene, {"WALKABILITY"}, rows)
         s = scene.capsule_collision
         s.walk_counts = counts

@@ -11,7 +11,7 @@ import bpy
 import numpy as np
 
 from .. import core
-from . import operators, results
+from . import level_parts, operators, results
 
 
 def _stand(level, settings):
@@ -101,6 +101,7 @@ class AuditOperator(operators.CheckOperator):
                          "unmapped": int(unmapped), "stamp": level.stamp,
                          "position": tuple(positions[k] / level.unit_scale)})
         results.write_face_flags(level, results.AUDIT_ATTRIBUTES[self.kind], by_mesh)
+        level_parts.remember_results(scene, self.kind, level, tris)
         results.replace_rows(scene, {self.kind}, rows)
         n_faces = sum(r["face_count"] for r in rows)
         message = f"{title}: {n_faces} faces on {len(rows)} objects"
