@@ -23,10 +23,14 @@ shortest move that frees the capsule, refusing moves that leave through another 
    backwards from the end of the range (``sweep_capsule_triangle_many``, batched). The first
    free length at or after ``lower`` is found by jumping to the latest end of the intervals
    that block the current length.
-4. The shortest valid length over all directions wins (ties: the earlier direction). When it
-   is longer than ``max_distance`` (default: the capsule's height), or no direction is valid,
-   the capsule is *buried*: ``distance`` is then its depth, the shortest way out found (inf
-   when none).
+4. The shortest valid length over all directions wins (ties: the earlier direction). Once
+   one direction has a way out, the others only need searching up to it: they are decided
+   together (``exits_within``: one box query, one batched ray test and two batched sweeps),
+   with rays that short, so a move that ends free but still inside a closed solid (whose
+   exit lies farther on) is refused by a ray from its end (``inside_along``). When the
+   winner is longer than ``max_distance`` (default: the capsule's height), or no direction is
+   valid, the capsule is *buried*: ``distance`` is then its depth, the shortest way out found
+   (inf when none).
 
 Exact cases (tests/core/test_push_out.py): 0.45 m into a wall box gives 0.45 m out of the
 wall; inside a crate on a floor gives out through the crate's side or top, never down; at
@@ -111,9 +115,17 @@ def push_out(mesh, capsule: Capsule, max_distance=None) -> PushOut:
     samples = axis_points(capsule)
     if not contacts and not inside_closed_solid(mesh, samples).any():
         return CLEAR
+    directions = candidate_directions(contacts)
+    at_start = mesh.penetrating_triangles(capsule)
     best_u, best_d = np.zeros(3), np.inf
-    for u in candidate_directions(contacts):
-        d = exit_along(mesh, capsule, samples, u).distance
+    for k, u in enumerate(directions):
+        if np.isfinite(best_d):  # only a shorter way out can win: the rest at once, within it
+            d = exits_within(mesh, capsule, samples, directions[k:], best_d, at_start)
+            j = int(np.argmin(d))  # ties: the earlier direction
+            if d[j] < best_d:
+                best_u, best_d = directions[k + j], float(d[j])
+            break
+        d = exit_along(mesh, capsule, samples, u, at_start).distance
         if d < best_d:
             best_u, best_d = u, d
     if not np.isfinite(best_d):
@@ -162,69 +174,110 @@ def ray_bounds(mesh, samples, u, reach: float) -> tuple[float, float]:
     nearest front hit of any ray (inf: none); ``lower`` the farthest back hit at or before
     ``upper`` (0: none), which the move must pass. Zero-area triangles are never hit.
     """
-    k = samples.shape[0]
     ends = samples + reach * u
     cand = mesh.triangles_in_aabb(np.minimum(samples, ends).min(0),
                                   np.maximum(samples, ends).max(0))
-    if not cand.size:
-        return 0.0, np.inf
-    qi = np.repeat(np.arange(k), cand.size)
-    ti = np.tile(cand, k)
-    corners = mesh.vertices[mesh.triangles[ti]]
-    t, hit = ray_triangle_many(samples[qi], np.broadcast_to(u, (qi.size, 3)),
-                               corners[:, 0], corners[:, 1], corners[:, 2])
-    facing = mesh.normals[ti] @ u
+    lower, upper = ray_limits(mesh, cand, samples, np.asarray(u, float)[None], reach)
+    return float(lower[0]), float(upper[0])
+
+
+def ray_limits(mesh, cand, samples, directions, reach: float):
+    """``ray_bounds`` for K directions (K, 3) at once over candidate triangles ``cand``:
+    (lower (K,), upper (K,))."""
+    k, s, c = directions.shape[0], samples.shape[0], cand.size
+    if not c:
+        return np.zeros(k), np.full(k, np.inf)
+    corners = mesh.vertices[mesh.triangles[cand]]
+    di = np.repeat(np.arange(k), s * c)
+    si = np.tile(np.repeat(np.arange(s), c), k)
+    ci = np.tile(np.arange(c), k * s)
+    t, hit = ray_triangle_many(samples[si], directions[di], corners[ci, 0], corners[ci, 1],
+                               corners[ci, 2])
+    facing = np.einsum("ij,ij->i", mesh.normals[cand][ci], directions[di])
     hit &= (t >= 0.0) & (t <= reach) & (facing != 0.0)
-    front = hit & (facing < 0.0)
-    upper = float(t[front].min()) if front.any() else np.inf
-    back = hit & (facing > 0.0) & (t <= upper)
-    lower = float(t[back].max()) if back.any() else 0.0
+    upper = np.where(hit & (facing < 0.0), t, np.inf).reshape(k, -1).min(axis=1)
+    back = hit & (facing > 0.0) & (t <= upper[di])
+    lower = np.where(back, t, 0.0).reshape(k, -1).max(axis=1)
     return lower, upper
 
 
-def blocked_intervals(mesh, capsule: Capsule, u, length: float):
-    """(enter (K,), leave (K,)) move lengths along ``u`` between which each triangle near the
-    path over [0, length] blocks the capsule (open intervals; triangles it penetrates at the
-    start get ``enter = -1``). Exact swept contacts forwards from the start and backwards
-    from ``length``; a triangle still penetrated at ``length`` leaves at ``length``."""
+def blocked_intervals(mesh, cand, capsule: Capsule, directions, length: float, at_start):
+    """(enter (K, C), leave (K, C)) move lengths along each of K ``directions`` between which
+    each candidate triangle blocks the capsule (open intervals; triangles it penetrates at
+    the start, ``at_start``, get ``enter = -1``; ``enter = inf``: never within ``length``).
+    Exact swept contacts forwards from the start and backwards from ``length``, batched; a
+    triangle still penetrated at ``length`` leaves at ``length``."""
     a, b, r = capsule.a, capsule.b, capsule.radius
-    v = length * u
-    lo = np.minimum(np.minimum(a, b), np.minimum(a + v, b + v)) - r
-    hi = np.maximum(np.maximum(a, b), np.maximum(a + v, b + v)) + r
-    cand = mesh.triangles_in_aabb(lo, hi)
-    if not cand.size:
-        return np.empty(0), np.empty(0)
-    c = mesh.vertices[mesh.triangles[cand]]
-    t_fwd = sweep_capsule_triangle_many(a, b, r, v, c[:, 0], c[:, 1], c[:, 2])[0]
-    t_back = sweep_capsule_triangle_many(a + v, b + v, r, -v, c[:, 0], c[:, 1], c[:, 2])[0]
-    near = np.isfinite(t_fwd)
-    enter = t_fwd[near] * length
-    leave = (1.0 - t_back[near]) * length
-    at_start = np.isin(cand[near], mesh.penetrating_triangles(capsule))
-    enter[at_start] = -1.0
+    k, c = directions.shape[0], cand.size
+    corners = np.tile(mesh.vertices[mesh.triangles[cand]], (k, 1, 1))
+    v = np.repeat(directions * length, c, axis=0)
+    t_fwd = sweep_capsule_triangle_many(a, b, r, v, corners[:, 0], corners[:, 1],
+                                        corners[:, 2])[0]
+    t_back = sweep_capsule_triangle_many(a + v, b + v, r, -v, corners[:, 0], corners[:, 1],
+                                         corners[:, 2])[0]
+    enter = (t_fwd * length).reshape(k, c)
+    leave = ((1.0 - t_back) * length).reshape(k, c)
+    enter[:, np.isin(cand, at_start)] = -1.0
     return enter, leave
 
 
-def exit_along(mesh, capsule: Capsule, samples, u) -> Exit:
-    """The shortest valid move of ``capsule`` along unit ``u`` (see the module docstring):
-    ``Exit.distance`` is inf when the capsule cannot get free before its axis enters a
-    face (or before leaving the level's bounds)."""
-    u = np.asarray(u, float)
-    reach = reach_past_level(mesh, capsule, u)
-    lower, upper = ray_bounds(mesh, samples, u, reach)
-    if lower >= upper:
-        return Exit(np.inf, lower, upper)
-    length = min(upper, reach)
-    enter, leave = blocked_intervals(mesh, capsule, u, length)
+def first_free(enter, leave, lower: float) -> float:
+    """The least length >= ``lower`` inside none of the open intervals (enter, leave)."""
+    near = np.isfinite(enter)
+    enter, leave = enter[near], leave[near]
     d = lower
     for _ in range(enter.size + 1):  # each pass jumps past at least one interval
         blocked = (enter < d) & (d < leave)
         if not blocked.any():
             break
         d = float(leave[blocked].max())
-    if d >= length:
+    return d
+
+
+def exit_along(mesh, capsule: Capsule, samples, u, at_start) -> Exit:
+    """The shortest valid move of ``capsule`` along unit ``u`` (see the module docstring):
+    ``Exit.distance`` is inf when the capsule cannot get free before its axis enters a face
+    or before leaving the level's bounds. ``at_start``: triangles it penetrates now."""
+    u = np.asarray(u, float)
+    reach = reach_past_level(mesh, capsule, u)
+    lower, upper = ray_bounds(mesh, samples, u, reach)
+    if lower >= upper:
         return Exit(np.inf, lower, upper)
-    return Exit(d, lower, upper)
+    length = min(upper, reach)
+    v = length * u
+    lo, hi = capsule.aabb()
+    cand = mesh.triangles_in_aabb(np.minimum(lo, lo + v), np.maximum(hi, hi + v))
+    enter, leave = blocked_intervals(mesh, cand, capsule, u[None], length, at_start)
+    d = first_free(enter[0], leave[0], lower)
+    return Exit(np.inf if d >= length else d, lower, upper)
+
+
+def exits_within(mesh, capsule: Capsule, samples, directions, limit: float, at_start):
+    """(K,) shortest valid moves along K unit ``directions`` shorter than ``limit`` metres
+    (inf where none is): every direction at once, over the triangles within ``limit`` of
+    the capsule. Rays reach ``limit`` only, so a move that ends free but still inside a
+    closed solid (its exit farther on) is caught by ``inside_along`` at its end."""
+    lo, hi = capsule.aabb()
+    cand = mesh.triangles_in_aabb(lo - limit, hi + limit)
+    lower, upper = ray_limits(mesh, cand, samples, directions, limit)
+    enter, leave = blocked_intervals(mesh, cand, capsule, directions, limit, at_start)
+    d = np.array([first_free(enter[k], leave[k], lower[k]) for k in range(len(directions))])
+    d[(d >= np.minimum(upper, limit)) | (lower >= upper)] = np.inf
+    ok = np.flatnonzero(np.isfinite(d))
+    if ok.size:
+        d[ok[inside_along(mesh, samples, directions[ok], d[ok])]] = np.inf
+    return d
+
+
+def inside_along(mesh, samples, directions, lengths) -> np.ndarray:
+    """(K,) bool: after moving by ``lengths`` (K,) along ``directions`` (K, 3), some axis
+    sample's first face straight on along its direction is seen from behind (inside)."""
+    k, s = directions.shape[0], samples.shape[0]
+    origins = (samples[None] + (lengths[:, None] * directions)[:, None]).reshape(-1, 3)
+    rays = np.repeat(directions, s, axis=0)
+    tri = mesh.raycast_many(origins, rays).triangle
+    facing = np.einsum("ij,ij->i", mesh.normals[np.maximum(tri, 0)], rays)
+    return ((tri >= 0) & (facing > 0.0)).reshape(k, s).any(axis=1)
 
 
 def reach_past_level(mesh, capsule: Capsule, u) -> float:

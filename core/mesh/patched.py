@@ -35,6 +35,8 @@ metres.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..geometry.shapes import Capsule, Contact, Hit
@@ -123,6 +125,30 @@ def base_index(live, k) -> np.ndarray:
     dead = np.flatnonzero(~live)
     shifted = dead - np.arange(dead.size)  # live triangles before each dead one
     return k + np.searchsorted(shifted, k, side="right")
+
+
+EXTREME_COUNT = 64  # triangles kept per bound of a built mesh (a patch rarely removes more)
+_extremes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def base_extremes(mesh: TriangleMesh):
+    """(triangles (6, K) int64, values (6, K) float64): per bound (lo x, y, z, hi x, y, z)
+    the K triangles of ``mesh`` reaching farthest, most extreme first, and their bound
+    values (exact: the hierarchy's float64 slot boxes). Computed once per built mesh."""
+    found = _extremes.get(mesh)
+    if found is None:
+        bvh = mesh.bvh
+        slots = np.flatnonzero(bvh.order >= 0)
+        rows = bvh.slot_box[slots, :6]  # [lo, -hi]: smaller is more extreme on every column
+        k = min(EXTREME_COUNT, slots.size)
+        tri, value = np.empty((6, k), np.int64), np.empty((6, k))
+        for c in range(6):
+            part = np.argpartition(rows[:, c], k - 1)[:k] if k < slots.size else np.arange(k)
+            part = part[np.argsort(rows[part, c], kind="stable")]
+            tri[c] = bvh.order[slots[part]]
+            value[c] = rows[part, c] if c < 3 else -rows[part, c]
+        found = _extremes[mesh] = (tri, value)
+    return found
 
 
 def live_runs(live) -> list[tuple[int, int]]:
@@ -244,8 +270,31 @@ class PatchedMesh:
         return corners[0].copy(), corners[1].copy()
 
     def _corner_bounds(self) -> np.ndarray:
-        corners = self.vertices[self.triangles.ravel()]
-        return np.stack([corners.min(axis=0), corners.max(axis=0)])
+        """[lo, hi] over the live base triangles and the added ones: per bound, the first
+        live triangle among the base's ``EXTREME_COUNT`` most extreme (``base_extremes``),
+        else (all of those removed) a pass over the live triangles."""
+        bounds = np.stack(self.base.aabb)
+        if self.dead.size:
+            tri, value = base_extremes(self.base)
+            for axis in range(6):  # lo x, y, z, then hi x, y, z
+                alive = self.live[tri[axis]]
+                if not alive.any():
+                    return self._live_bounds()
+                bounds.flat[axis] = value[axis][np.argmax(alive)]
+        if self.extra is not None:
+            elo, ehi = self.extra.aabb
+            bounds = np.stack([np.minimum(bounds[0], elo), np.maximum(bounds[1], ehi)])
+        return bounds
+
+    def _live_bounds(self) -> np.ndarray:
+        lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+        if self.n_live:
+            live = self.base.vertices[self.base.triangles[self.live].ravel()]
+            lo, hi = live.min(axis=0), live.max(axis=0)
+        if self.extra is not None:
+            elo, ehi = self.extra.aabb
+            lo, hi = np.minimum(lo, elo), np.maximum(hi, ehi)
+        return np.stack([lo, hi])
 
     # ------------------------------------------------------------------ single queries
     def triangles_in_aabb(self, lo, hi) -> np.ndarray:

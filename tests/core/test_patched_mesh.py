@@ -184,3 +184,18 @@ def test_bad_edits_are_refused():
         replace_triangles(mesh, 0, 0, [[0, 0, np.nan], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
     with pytest.raises(ValueError, match="TriangleMesh"):
         replace_triangles(np.eye(3), 0, 0, np.eye(3), [[0, 1, 2]])
+
+
+@pytest.mark.parametrize("kept", [1, 2, 64])
+def test_bounds_after_removing_the_level_extremes(monkeypatch, kept):
+    """The bounds of a patched mesh are a fresh build's, whether a live triangle among the
+    kept extremes gives them or (all kept ones removed) the live triangles are read."""
+    patched_module = pytest.importorskip("capsule_collision.core.mesh.patched")
+    monkeypatch.setattr(patched_module, "EXTREME_COUNT", kept)
+    v, t = merge([box((0, 0, 0), (1, 1, 1)), box((2, 0, 0), (3, 1, 5)), box((4, 0, 0), (5, 1, 2))])
+    mesh = TriangleMesh(v, t)
+    patched = replace_triangles(mesh, 12, 24, np.empty((0, 3)), np.empty((0, 3), int))
+    fresh = TriangleMesh(patched.vertices, patched.triangles)
+    for got, want in zip(patched.aabb, fresh.aabb):
+        _same(got, want)
+    assert patched.aabb[1][2] == 2.0  # the 5 m box is gone

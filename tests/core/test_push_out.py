@@ -114,3 +114,30 @@ def test_push_out_vector_is_direction_times_distance_and_zero_without_a_way_out(
     p = PushOut(np.array([0.0, 0.0, 1.0]), 0.5, False)
     np.testing.assert_allclose(p.vector, (0, 0, 0.5))
     assert (PushOut(np.zeros(3), np.inf, True).vector == 0.0).all()
+
+
+def test_getting_free_of_an_inner_wall_inside_a_closed_solid_is_no_way_out():
+    # a thin wall inside a 20 m closed cube: 0.2 m frees the capsule from the wall, but it is
+    # still inside the cube: the way out is through the cube's side (buried)
+    cube = box((-10, -10, -10), (10, 10, 10))
+    inner = box((-2.0, 0.0, -3.0), (2.0, 0.1, 3.0))
+    mesh = TriangleMesh(*merge([cube, inner]))
+    cap = Capsule.upright((0.0, -0.2, -0.9), H, R)  # 0.05 m into the inner wall's front
+    assert mesh.capsule_contacts(cap)
+    result = push_out(mesh, cap)
+    assert result.buried
+    assert result.distance == pytest.approx(10.0 - 0.2 + R, abs=1e-9)  # out through y = -10
+    np.testing.assert_allclose(result.direction, (0.0, -1.0, 0.0), atol=1e-12)
+
+
+def test_a_move_that_ends_free_but_still_inside_a_long_solid_is_refused():
+    # inside a long solid (its x exits 20 m away, beyond any short move): sliding 1.35 m
+    # along x frees the capsule of the inner wall but leaves it inside; out is through y
+    slab = box((-20.0, -3.0, -3.0), (20.0, 3.0, 3.0))
+    inner = box((-1.0, 0.0, -2.0), (1.0, 0.1, 2.0))
+    mesh = TriangleMesh(*merge([slab, inner]))
+    cap = Capsule.upright((0.0, -0.2, -0.9), H, R)
+    result = push_out(mesh, cap)
+    np.testing.assert_allclose(result.direction, (0.0, -1.0, 0.0), atol=1e-12)
+    assert result.distance == pytest.approx(3.0 - 0.2 + R, abs=1e-9)
+    assert result.buried  # longer than the capsule's 1.8 m height
