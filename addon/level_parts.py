@@ -39,6 +39,7 @@ import bpy
 import numpy as np
 
 from ..core import TriangleMesh, replace_triangles
+from ..core.mesh.patched import base_extremes
 from . import scene_data
 
 PATCH_MAX_FRACTION = 0.25  # an edit replacing more of the level's triangles rebuilds it
@@ -183,9 +184,13 @@ def _level_parts(level, parts) -> LevelParts:
 
 
 def remember(level, parts, depsgraph, scene) -> None:
-    """The cache's hook after a full read: ``level`` was built from ``parts``."""
+    """The cache's hook after a full read: ``level`` was built from ``parts``. Also finds the
+    built mesh's extreme triangles now (~0.1 s per million triangles, beside a build of
+    seconds), so the first patch's bounds cost nothing."""
     _levels[scene.name] = _level_parts(level, parts)
     reader_of(scene).adopt(parts, depsgraph, scene)
+    if isinstance(level.mesh, TriangleMesh):
+        base_extremes(level.mesh)
 
 
 def part_ranges(level) -> list[tuple[str, bytes, int, int]]:
