@@ -57,7 +57,7 @@ def render(sample_level, out: str, width: int, height: int) -> str:
     scene = bpy.context.scene
     sample_level.build(scene)
     bpy.context.view_layer.update()
-    for name in ("check_penetration", "walkthrough"):
+    for name in ("check_penetration", "walkthrough", "stair_audit"):
         try:
             _op(bpy, name)
         except RuntimeError as exc:  # an {'ERROR'} report: say it, draw what there is
