@@ -13,6 +13,7 @@ from .checks.audits import (
     walkable_faces,
 )
 from .checks.push_out import PushOut, push_out
+from .checks.reachability import Reachability, Region, reachability
 from .checks.sanity import SanityWarning, level_warnings
 from .checks.walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
 from .controller import presets
@@ -93,6 +94,9 @@ __all__ = [
     "ledge_audit",
     "LEDGE_MAX_DROP",
     "walkable_faces",
+    "reachability",
+    "Reachability",
+    "Region",
     "level_warnings",
     "push_out",
     "PushOut",
