@@ -150,8 +150,14 @@ PARALLEL_SIN2 = 1e-30
 # capsule's segment and an obstacle is float64 rounding noise (scale = size of the local
 # configuration), so core.contact treats the segment as touching/crossing the obstacle and pushes
 # out along the triangle normal (or the segments' common perpendicular) instead.
-# 1e-24 -> 1e-12 relative distance, ~1e4 ulps: direction errors above it stay below 1e-4 rad.
-CONTACT_DIRECTION_REL2 = 1e-24
+# The closest-point vector errs by a few ulps of the scale (~2e-16 each), so its direction is
+# off by ~k * 2e-16 / (distance / scale) rad: at 1e-10 relative distance (1e-20 squared) by
+# ~2e-6 rad, far inside the push-out's needs (and a contact point off the capsule's surface by
+# r * theta^2 / 2 ~ 2e-12 r). Was 1e-24: at 1e-12 relative distance the direction was off by
+# up to ~2e-4 rad (1.46e-4 measured on two crossing capsules 10 km out, whose contact point
+# then sat 1.04e-9 m inside a 0.097 m capsule; the hypothesis case of
+# tests/core/test_contact.py::test_capsule_capsule_matches_oracle_symmetric_and_separates).
+CONTACT_DIRECTION_REL2 = 1e-20
 
 # Relative to the capsule radius (dimensionless). Swept tests (geometry/sweep.py): an entry whose
 # deepest penetration would be shallower than SWEEP_GRAZE_REL * radius is grazing, not a hit
