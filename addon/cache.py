@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from . import scene_data
+from . import level_parts, scene_data
 
 
 @dataclass
@@ -53,6 +53,7 @@ stats = {"builds": 0, "rereads": 0}  # counters for tests and the benchmark
 def clear() -> None:
     """Forget every cached level (file loaded, extension disabled)."""
     _entries.clear()
+    level_parts.clear()
 
 
 def mark_suspect() -> None:
@@ -156,6 +157,15 @@ def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
     unit = scene_data.unit_scale_of(scene)
     if entry is not None and not entry.suspect and entry.level.unit_scale == unit:
         return entry.level
+    # only the objects that changed are re-read and spliced into the built mesh
+    patched = level_parts.patched_level(entry.level, depsgraph, scene) if entry else None
+    if patched is not None:
+        level, parts = patched
+        members = scene_data.membership(scene, depsgraph)
+        _entries[scene.name] = _Entry(level, _parts_key(parts), scene_data.parts_digest(parts),
+                                      _sources_of(parts, members), _fingerprints(parts, depsgraph),
+                                      members)
+        return level
     parts = scene_data.read_parts(depsgraph, scene)
     key, digest = _parts_key(parts), scene_data.parts_digest(parts)
     members = scene_data.membership(scene, depsgraph)
@@ -167,9 +177,11 @@ def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
         entry.sources = _sources_of(parts, members)
         entry.fingerprints = _fingerprints(parts, depsgraph)
         entry.membership = members
+        level_parts.remember(entry.level, parts, depsgraph, scene)
         return entry.level
     level = scene_data.level_from_parts(parts, unit, digest)
     stats["builds"] += 1
+    level_parts.remember(level, parts, depsgraph, scene)
     _entries[scene.name] = _Entry(level, key, digest, _sources_of(parts, members),
                                   _fingerprints(parts, depsgraph), members)
     return level

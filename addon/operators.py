@@ -16,7 +16,7 @@ from bpy.props import EnumProperty, StringProperty
 from .. import core
 from ..core import report as core_report
 from ..core import verdicts
-from . import cache, penetration, properties, results, scene_data, staleness
+from . import cache, level_parts, penetration, properties, results, scene_data, staleness
 
 # ---------------------------------------------------------------- shared adapter pieces
 
@@ -259,6 +259,7 @@ def classify_walkability(context, edited=()):
                          "faces": faces, "unmapped": int(unmapped), "stamp": level.stamp,
                          "inputs": key, "severity": "NONE"})  # framed from its faces
     results.write_walkability(level, codes)
+    level_parts.remember_results(scene, "WALKABILITY", level, np.arange(codes.size), codes)
     results.replace_rows(scene, {"WALKABILITY"}, rows)
     s = scene.capsule_collision
     s.walk_counts = counts

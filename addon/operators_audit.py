@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import core
 from ..core.checks.problems import audit_problems
-from . import operators, results, staleness
+from . import level_parts, operators, results, staleness
 
 # row kind -> (core audit, finding kind, title, label of one object's row)
 AUDITS = {
@@ -81,6 +81,7 @@ def run_audit(context, kind):
     rows, by_mesh = audit_rows(level, kind, problems,
                                staleness.inputs_key(scene, kind))
     results.write_face_flags(level, results.AUDIT_ATTRIBUTES[kind], by_mesh)
+    level_parts.remember_results(scene, kind, level, problems.triangles)
     results.replace_rows(scene, {kind}, rows)
     n_faces = sum(r.get("face_count", 0) for r in rows)
     unmapped = sum(r.get("unmapped", 0) for r in rows)

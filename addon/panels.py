@@ -308,7 +308,8 @@ class CAPSULE_COLLISION_PT_overlay(SidebarPanel):
         col = layout.column(align=True)
         col.active = s.show_overlay
         for name in ("show_capsules", "show_penetration", "show_walkability", "show_traces",
-                     "show_events"):
+                     "show_events", "show_stand", "show_stairs", "show_headroom", "show_ledges",
+                     "show_legend"):
             col.prop(s, name)
 
 

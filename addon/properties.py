@@ -330,11 +330,23 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
     show_capsules: BoolProperty(name="Capsules", default=True,
                                 description="Draw capsules (red when penetrating)")
     show_penetration: BoolProperty(name="Penetration", default=True,
-                                   description="Draw penetrated faces")
+                                   description="Draw penetrated faces, contact points, the "
+                                   "push-out arrow and the depth")
     show_walkability: BoolProperty(name="Walkability", default=True,
                                    description="Draw walkability colours")
     show_traces: BoolProperty(name="Traces", default=True, description="Draw walk traces")
-    show_events: BoolProperty(name="Events", default=True, description="Draw walk events")
+    show_events: BoolProperty(name="Events", default=True,
+                              description="Draw walk event markers, labelled by kind and value")
+    show_stand: BoolProperty(name="Stand", default=True,
+                             description="Draw faces the stand test found (cannot stand)")
+    show_stairs: BoolProperty(name="Stairs", default=True,
+                              description="Draw the stair audit's risers (too high, too shallow)")
+    show_headroom: BoolProperty(name="Headroom", default=True,
+                                description="Draw faces with headroom below the capsule height")
+    show_ledges: BoolProperty(name="Ledges", default=True,
+                              description="Draw walkable faces on a ledge over an unsafe drop")
+    show_legend: BoolProperty(name="Legend", default=True,
+                              description="Draw the overlay's legend in the viewport corner")
     live_check: BoolProperty(
         name="Live Check", default=True,
         description="Re-check a capsule whenever it moves, against the cached level",

@@ -41,6 +41,7 @@ import hashlib
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import bpy
 import numpy as np
@@ -271,12 +272,21 @@ def same_topology(original_mesh, evaluated_mesh) -> bool:
 
 
 @dataclass(frozen=True, eq=False)
-class _Part:
+class Part:
+    """One collision object or instance as arrays (``read_part``).
+
+    name : object name, or "<instancer>/<object>" for an instance
+    vertices : (V, 3) float64 world metres; triangles : (M, 3) int32 local vertex indices,
+    winding fixed (outward); tri_face, tri_orig_face : (M,) int32 (see ``LevelGeometry``);
+    digest : sha1 of all of the above (``part_digest``): equal digests, equal part
+    """
+
     name: str
-    vertices: np.ndarray  # (V, 3) float64 world metres
-    triangles: np.ndarray  # (M, 3) int32 local vertex indices, winding fixed
+    vertices: np.ndarray
+    triangles: np.ndarray
     tri_face: np.ndarray
     tri_orig_face: np.ndarray
+    digest: bytes
     from_edit_mode: bool = False  # read from the edit data of an object in Edit Mode
 
 
@@ -329,30 +339,57 @@ def faces_map_back(original_obj, evaluated_mesh, edit_mode=False) -> bool:
     return same_topology(original_obj.data, evaluated_mesh)
 
 
-def _read_part(name, eval_obj, original_obj, matrix, unit_scale, maps_back) -> _Part | None:
-    edit = in_edit_mode(eval_obj)
-    with readable_mesh(eval_obj) as me:
+def part_digest(name, vertices, triangles, tri_orig_face) -> bytes:
+    """sha1 of what a level is built from for one part: name, shapes, vertices, triangles,
+    original faces."""
+    h = hashlib.sha1(usedforsecurity=False)
+    h.update(name.encode() + b"\0")
+    h.update(np.array(vertices.shape + triangles.shape, np.int64).tobytes())
+    h.update(vertices.tobytes())
+    h.update(np.ascontiguousarray(triangles).tobytes())
+    h.update(tri_orig_face.tobytes())
+    return h.digest()
+
+
+class PartSource(NamedTuple):
+    """Where one part comes from (``part_sources``): its name, the EVALUATED object whose
+    mesh is read, the ORIGINAL object its faces map back to (None: faces made by nodes), the
+    world matrix, and whether its faces may map back at all. Valid only while the depsgraph
+    iteration that yielded it runs (instance objects are temporary)."""
+
+    name: str
+    eval_obj: Any
+    original: Any
+    matrix: Any
+    maps_back: bool
+
+
+def read_part(source: PartSource, unit_scale: float) -> Part | None:
+    """The arrays of one part (None when its mesh has no faces); an object in Edit Mode is
+    read from its edit data (``readable_mesh``)."""
+    edit = in_edit_mode(source.eval_obj)
+    with readable_mesh(source.eval_obj) as me:
         pos, tris, tri_face = mesh_triangles(me)
         if tris.shape[0] == 0:
             return None
-        mapped = (maps_back and original_obj is not None
-                  and faces_map_back(original_obj, me, edit))
-    verts, flipped = world_points(pos, matrix, unit_scale)
+        mapped = (source.maps_back and source.original is not None
+                  and faces_map_back(source.original, me, edit))
+    verts, flipped = world_points(pos, source.matrix, unit_scale)
     if flipped:
         tris = tris[:, [0, 2, 1]]
     if mapped:
         orig = tri_face  # no modifier (shape keys and edit mode keep faces) or same faces
     else:
         orig = np.full(tri_face.shape, NO_ORIGINAL_FACE, dtype=np.int32)
-    return _Part(name, verts, tris, tri_face, orig, edit)
+    return Part(source.name, verts, tris, tri_face, orig,
+                part_digest(source.name, verts, tris, orig), edit)
 
 
-def read_parts(depsgraph, scene) -> list[_Part]:
-    """Every collision object and instance as arrays (one entry per object or instance)."""
+def part_sources(depsgraph, scene):
+    """Every collision object and instance of the scene's source, in level order (a
+    generator of ``PartSource``; read each before asking for the next)."""
     accept = _member_filter(scene)
     source, _ = _source(scene)
-    unit = unit_scale_of(scene)
-    parts: list[_Part] = []
     seen: set[str] = set()
     for inst in depsgraph.object_instances:
         ob = inst.object
@@ -363,39 +400,41 @@ def read_parts(depsgraph, scene) -> list[_Part]:
                 continue
             parent = inst.parent.original
             inner = inst.instance_object.original
-            name = f"{parent.name}/{inner.name}"
             # geometry made by nodes: the instance's mesh is not the instanced object's mesh
             generated = inner == parent
-            part = _read_part(name, ob, None if generated else inner, inst.matrix_world, unit,
-                              not generated)
+            yield PartSource(f"{parent.name}/{inner.name}", ob, None if generated else inner,
+                             inst.matrix_world.copy(), not generated)
         else:
             orig = ob.original
             if not accept(orig):
                 continue
             seen.add(orig.name)
-            part = _read_part(orig.name, ob, orig, inst.matrix_world, unit, True)
-        if part is not None:
-            parts.append(part)
+            yield PartSource(orig.name, ob, orig, inst.matrix_world.copy(), True)
     if source != "VISIBLE":  # hidden collision proxies still collide
         for orig in collision_objects(scene, depsgraph):
             if orig.name in seen:
                 continue
             ev = orig.evaluated_get(depsgraph)
-            part = _read_part(orig.name, ev, orig, ev.matrix_world, unit, True)
-            if part is not None:
-                parts.append(part)
+            yield PartSource(orig.name, ev, orig, ev.matrix_world.copy(), True)
+
+
+def read_parts(depsgraph, scene) -> list[Part]:
+    """Every collision object and instance as arrays (one entry per object or instance)."""
+    unit = unit_scale_of(scene)
+    parts = []
+    for src in part_sources(depsgraph, scene):
+        part = read_part(src, unit)
+        if part is not None:
+            parts.append(part)
     return parts
 
 
 def parts_digest(parts) -> bytes:
-    """A digest of everything a level is built from: names, vertices, triangles, face maps."""
+    """A digest of everything a level is built from: the parts' digests in order (so a
+    level patched part by part gets the digest a full read gives)."""
     h = hashlib.sha1(usedforsecurity=False)
     for p in parts:
-        h.update(p.name.encode() + b"\0")
-        h.update(np.array(p.vertices.shape + p.triangles.shape, np.int64).tobytes())
-        h.update(p.vertices.tobytes())
-        h.update(np.ascontiguousarray(p.triangles).tobytes())
-        h.update(p.tri_orig_face.tobytes())
+        h.update(p.digest)
     return h.digest()
 
 
