@@ -1,23 +1,20 @@
-"""Which audit rows are problems, and the findings they and the level's warnings make.
+"""Problems: which results of a check a designer must look at, and how bad each one is.
 
-One rule for the report, the CLI and the panel (the severities are ``severity.py``'s):
+One rule for the extension's result rows and the level report (``report.py``), so the panel
+and the CLI never count differently:
 
-- ``stand``: every row of the stand test (a walkable face the character cannot stand on),
-  deepest blocking penetration first;
-- ``headroom``: every row of the headroom audit (floor under a ceiling lower than the
-  character), lowest clearance first;
-- ``stairs``: the risers of a flight too high (above ``step_height``) or with a tread too
-  shallow (below ``min_step_depth``): one row per riser (its first triangle), highest first;
-  ``stair_problem_triangles`` gives every triangle of those risers (to mark in a viewport);
-- ``ledges``: every run of edges over an unsafe drop, highest drop first (no floor below
-  first).
+- ``capsule_outcome(expect, verdict)``: a capsule placement's severity (``severity.ERROR``
+  when its expectation failed, ``WARNING`` when it has none and penetrates) or ``PASSED``;
+- ``walk_outcome(expect, report)`` and ``walk_event_outcomes(expect, report)``: the same for a
+  walk and for each of its events (the first event of a walk that broke its expectation is
+  the error, the others are info);
+- ``audit_problems(kind, result)``: the problems of an audit result, one per problem (a face
+  where the character cannot stand, a face with low headroom, a RISER of a flight that is too
+  high or whose tread is too shallow, a ledge RUN), with every triangle each one covers (the
+  faces to select), its value and position. A riser is judged by its first triangle's row,
+  as the report lists it.
 
-``audit_findings(kind, result, name_of, limit)`` turns a kind's problems into findings (one
-per row, named by the row's object and face, worst first, at most ``limit`` of them and one
-more that counts the rest); ``level_findings`` turns the level's sanity warnings, and a level
-with nothing to check, into ``level`` findings.
-
-Frame and units: world space, metres.
+Frame and units: world space, metres, as the audits.
 """
 
 from __future__ import annotations
@@ -26,142 +23,129 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .verdicts import Finding, format_vector
+from .severity import PASSED, severity_of
+from .verdicts import ANY, REACHED_GOAL, capsule_expectation_holds, walk_expectation_holds
 
-AUDIT_KINDS = ("stand", "stairs", "headroom", "ledges")
-AUDIT_FINDINGS_LISTED = 100  # findings per audit kind and level; one more counts the rest
-NOTHING_TO_CHECK = "nothing_to_check"
+AUDIT_KINDS = ("stand", "stairs", "headroom", "ledges")  # finding kinds of core.checks.severity
 
 
-class Problems(NamedTuple):
-    """The problem rows of one audit result, worst first: ``rows`` (K,) int64 indices into
-    the result; ``faces`` (K,) int64 triangles; ``value`` (K,) float64 metres (depth,
-    clearance, rise or drop; inf: no floor below a ledge); ``position`` (K, 3) metres;
-    ``got`` a word per row ("cramped", "low_headroom", "too_high", "too_shallow", "ledge")."""
+def capsule_outcome(expect: str, verdict) -> str:
+    """Severity of a capsule placement (a ``CapsuleVerdict``), or PASSED: an expectation that
+    failed is a "capsule" finding; with no expectation ("any"), penetrating is a
+    "penetration" finding."""
+    if expect.strip().lower() != ANY:
+        return PASSED if capsule_expectation_holds(expect, verdict) else severity_of("capsule")
+    return severity_of("penetration") if verdict.penetrating else PASSED
 
+
+def walk_outcome(expect: str, report) -> str:
+    """Severity of a walk (a ``WalkReport``), or PASSED: an expectation that failed is a
+    "walk" finding; with none, not reaching the goal is a "route" finding."""
+    if expect.strip().lower() != ANY:
+        return PASSED if walk_expectation_holds(expect, report) else severity_of("walk")
+    return PASSED if report.reached_goal else severity_of("route")
+
+
+def walk_event_outcomes(expect: str, report) -> list[str]:
+    """One outcome per event of ``report.events``: a walk that failed its expectation has its
+    first event (other than reaching the goal: where ``walk_finding`` points) at the walk's
+    severity; the expected event of a walk that met its expectation is PASSED; every other
+    event is a "walk_event" (info), and reaching the goal is PASSED."""
+    outcome = walk_outcome(expect, report)
+    word = expect.strip().lower()
+    failed = outcome != PASSED and word != ANY
+    out, first = [], True
+    for event in report.events:
+        if event.kind == REACHED_GOAL:
+            out.append(PASSED)
+            continue
+        if failed and first:
+            out.append(outcome)
+        elif not failed and word == event.kind:
+            out.append(PASSED)
+        else:
+            out.append(severity_of("walk_event"))
+        first = False
+    return out
+
+
+class AuditProblems(NamedTuple):
+    """The problems of one audit result.
+
+    kind : "stand", "stairs", "headroom" or "ledges" (its finding kind); severity : its
+    default severity; rows : (P,) int64 row indices into the result, one per problem, in the
+    order the result lists them; triangles : (K,) int64 every triangle the problems cover;
+    owner : (K,) int64 the problem (index into ``rows``) each triangle belongs to; value : (P,)
+    float64 metres (cannot stand: depth, stairs: rise, headroom: clearance, ledges: drop, inf
+    when no floor is below); position : (P, 3) float64 where to look; worse : "max" or "min",
+    which way a value is worse; unit : what one problem is ("faces", "risers", "runs").
+    """
+
+    kind: str
+    severity: str
     rows: np.ndarray
-    faces: np.ndarray
+    triangles: np.ndarray
+    owner: np.ndarray
     value: np.ndarray
     position: np.ndarray
-    got: tuple
+    worse: str
+    unit: str
 
 
-def _problems(result_faces, value, position, order, got) -> Problems:
-    order = np.asarray(order, np.int64)
-    return Problems(order, np.asarray(result_faces, np.int64)[order],
-                    np.asarray(value, np.float64)[order],
-                    np.asarray(position, np.float64).reshape(-1, 3)[order],
-                    tuple(got[k] if isinstance(got, (list, tuple)) else got for k in order))
+def _per_row(kind, faces, value, position, worse, unit) -> AuditProblems:
+    rows = np.arange(len(faces), dtype=np.int64)
+    return AuditProblems(kind, severity_of(kind), rows, np.asarray(faces, np.int64), rows,
+                         np.asarray(value, np.float64),
+                         np.asarray(position, np.float64).reshape(-1, 3), worse, unit)
 
 
-def stand_problems(result) -> Problems:
-    """Every row of a StandResult, deepest first (stable)."""
-    return _problems(result.faces, result.depth, result.position,
-                     np.argsort(-np.asarray(result.depth), kind="stable"), "cramped")
+def stand_problems(result) -> AuditProblems:
+    """Every row of a ``StandResult``: a face the character cannot stand on anywhere."""
+    return _per_row("stand", result.faces, result.depth, result.position, "max", "faces")
 
 
-def headroom_problems(result) -> Problems:
-    """Every row of a HeadroomResult, lowest clearance first (stable)."""
-    return _problems(result.faces, result.clearance, result.position,
-                     np.argsort(np.asarray(result.clearance), kind="stable"), "low_headroom")
+def headroom_problems(result) -> AuditProblems:
+    """Every row of a ``HeadroomResult``: a face with less than the character's height free."""
+    return _per_row("headroom", result.faces, result.clearance, result.position, "min",
+                    "faces")
 
 
-def stair_problem_triangles(result) -> np.ndarray:
-    """(F,) int64 rows of a StairResult whose riser is too high or whose tread is too
-    shallow: every triangle of those risers."""
-    return np.flatnonzero(np.asarray(result.too_high, bool) | np.asarray(result.too_shallow, bool))
+def stair_problems(result) -> AuditProblems:
+    """One problem per riser of a ``StairResult`` whose first row is too high or too shallow
+    (rows ordered by riser id), covering every triangle of that riser."""
+    first = np.unique(result.step, return_index=True)[1]  # one row per riser, by riser id
+    rows = first[(np.asarray(result.too_high) | np.asarray(result.too_shallow))[first]]
+    rows = rows.astype(np.int64)
+    step = np.asarray(result.step)
+    bad_steps = step[rows]  # sorted: ``first`` is in riser-id order
+    covered = np.flatnonzero(np.isin(step, bad_steps))
+    owner = np.searchsorted(bad_steps, step[covered]).astype(np.int64)
+    return AuditProblems("stairs", severity_of("stairs"), rows,
+                         np.asarray(result.riser, np.int64)[covered], owner,
+                         np.asarray(result.rise, np.float64)[rows],
+                         np.asarray(result.position, np.float64).reshape(-1, 3)[rows], "max",
+                         "risers")
 
 
-def stair_problems(result) -> Problems:
-    """One row per problem riser of a StairResult (its first triangle), highest rise first."""
-    first = np.unique(result.step, return_index=True)[1]
-    bad = first[(np.asarray(result.too_high, bool) | np.asarray(result.too_shallow, bool))[first]]
-    order = bad[np.argsort(-np.asarray(result.rise)[bad], kind="stable")]
-    got = ["too_high" if h else "too_shallow" for h in np.asarray(result.too_high, bool)]
-    return _problems(result.riser, result.rise, result.position, order, got)
+def ledge_problems(result) -> AuditProblems:
+    """Every run of a ``LedgeResult``, covering the faces of all its edges."""
+    n = len(result.faces)
+    rows = np.arange(n, dtype=np.int64)
+    return AuditProblems("ledges", severity_of("ledges"), rows,
+                         np.concatenate([np.asarray(result.faces, np.int64),
+                                         np.asarray(result.edge_faces, np.int64)]),
+                         np.concatenate([rows, np.asarray(result.edge_run, np.int64)]),
+                         np.asarray(result.drop, np.float64),
+                         np.asarray(result.position, np.float64).reshape(-1, 3), "max", "runs")
 
 
-def ledge_problems(result) -> Problems:
-    """Every run of a LedgeResult, highest drop first (no floor below counts as highest)."""
-    drop = np.asarray(result.drop, np.float64)
-    key = np.where(np.isfinite(drop), drop, np.inf)
-    return _problems(result.faces, drop, result.position, np.argsort(-key, kind="stable"),
-                     "ledge")
+_AUDITS = {"stand": stand_problems, "stairs": stair_problems, "headroom": headroom_problems,
+           "ledges": ledge_problems}
 
 
-PROBLEMS = {"stand": stand_problems, "stairs": stair_problems, "headroom": headroom_problems,
-            "ledges": ledge_problems}
-
-
-def _message(kind, where, value, got, settings) -> str:
-    if kind == "stand":
-        return (f"{where}: walkable floor too cramped to stand on (the capsule penetrates "
-                f"{value:.3f} m at best); widen the space or make the floor unwalkable")
-    if kind == "headroom":
-        height = getattr(settings, "height", None)
-        than = f" ({height:g} m)" if height is not None else ""
-        return (f"{where}: headroom {value:.2f} m, lower than the character{than}; raise the "
-                f"ceiling or lower the floor")
-    if kind == "stairs" and got == "too_high":
-        step = getattr(settings, "step_height", None)
-        than = f" ({step:g} m)" if step is not None else ""
-        return (f"{where}: a {value:.2f} m riser, above the step height{than}; lower the "
-                f"riser or add a step")
-    if kind == "stairs":
-        return (f"{where}: the tread above a {value:.2f} m riser is shallower than the "
-                f"minimum step depth; deepen the tread")
-    drop = "no floor below" if not np.isfinite(value) else f"a {value:.2f} m drop"
-    return (f"{where}: a ledge over {drop}; add a railing or a way back up if the fall is "
-            f"not meant")
-
-
-def audit_findings(kind: str, result, name_of, settings=None,
-                   limit: int = AUDIT_FINDINGS_LISTED) -> tuple[list, list]:
-    """Findings of audit ``kind`` (AUDIT_KINDS) for its ``result``, worst first.
-
-    name_of : callable(triangle) -> str naming a triangle ("Stairs 45cm face 6"), the
-    finding's name and identity across runs: one finding per name, the worst row (the
-    triangles of one face share its name; ledge runs add their position, several runs lie on
-    one face). At most ``limit`` findings, then one named "<kind>: more" counting the rest.
-    Returns (findings, the problem row of each listed finding)."""
-    problems = PROBLEMS[kind](result)
-    out: list[Finding] = []
-    rows: list[int] = []
-    seen: set[str] = set()
-    rest = 0
-    for k in range(len(problems.rows)):
-        p = problems.position[k]
-        name = str(name_of(int(problems.faces[k])))
-        if kind == "ledges":
-            name += " at " + format_vector(np.round(p, 1), 1)
-        if name in seen:
-            continue
-        seen.add(name)
-        if len(out) == limit:
-            rest += 1
-            continue
-        got = problems.got[k]
-        where = f"{name} at {format_vector(p, 2)}" if kind != "ledges" else name
-        out.append(Finding(kind, name, "no problem", got, tuple(float(x) for x in p),
-                           _message(kind, where, float(problems.value[k]), got, settings)))
-        rows.append(k)
-    if rest:
-        out.append(Finding(kind, f"{kind}: more", "no problem", "more problems", None,
-                           f"{rest} more {kind} problem(s) in this level beyond the "
-                           f"{limit} listed (see the report's audits)"))
-    return out, rows
-
-
-def level_findings(warnings, has_checks: bool) -> list:
-    """``level`` findings: one per sanity warning (``SanityWarning(code, message)`` or any
-    object with those attributes) and, when ``has_checks`` is false, one saying the level
-    has nothing to check (no capsules, paths, spawns or targets: only the audits ran)."""
-    out = [Finding("level", w.code, "no warning", w.code, None, f"level: {w.message}")
-           for w in warnings]
-    if not has_checks:
-        out.append(Finding(
-            "level", NOTHING_TO_CHECK, "capsules, paths or spawns", "none", None,
-            "level: nothing to check: no capsules, paths, spawns or targets, so no "
-            "expectation can fail (only the audits ran); place capsules and paths with the "
-            "extension or list them in the level's sidecar (<level>.levelcheck.json)"))
-    return out
+def audit_problems(kind: str, result) -> AuditProblems:
+    """The problems of ``result``, the result of the audit ``kind`` (one of AUDIT_KINDS).
+    ValueError for another kind."""
+    if kind not in _AUDITS:
+        raise ValueError(f"unknown audit {kind!r}; known: {', '.join(AUDIT_KINDS)}")
+    return _AUDITS[kind](result)

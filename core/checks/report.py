@@ -28,11 +28,12 @@ import numpy as np
 
 from ..walk.walkthrough import FRAME_RATES, compare_frame_rates, walkthrough_many
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test
-from .problems import AUDIT_KINDS, PROBLEMS, audit_findings, level_findings
+from .findings import audit_findings, level_findings, worst_first
+from .naming import TriangleNames
+from .problems import AUDIT_KINDS
 from .reachability import reachability
 from .report_rows import (
     TRIANGLES_LISTED,
-    TriangleNames,
     audits_section,
     capsule_rows,
     finding_row,
@@ -277,7 +278,7 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
         result = getattr(res, attr)
         if result is None:
             continue
-        problems = PROBLEMS[kind](result)
+        problems = worst_first(kind, result)
         findings, rows = audit_findings(kind, result, name_of, res.settings)
         for k, finding in enumerate(findings):
             row = rows[k] if k < len(rows) else None

@@ -10,7 +10,8 @@ import math
 import numpy as np
 
 from ..walk.report import EVENTS
-from .problems import headroom_problems, ledge_problems, stair_problems, stand_problems
+from .findings import worst_first
+from .naming import TriangleNames
 from .verdicts import Finding, capsule_finding, walk_finding, walk_verdict
 from .walkability import CEILING, STEEP, WALKABLE, WALL
 
@@ -20,27 +21,6 @@ CLASS_NAMES = {WALKABLE: "walkable", STEEP: "steep", WALL: "wall", CEILING: "cei
 
 
 # ----------------------------------------------------------------------------- naming
-class TriangleNames:
-    """Names triangles as ``{"triangle", "object", "face"}``. ``geometry`` is the extension's
-    LevelGeometry (``objects``, ``tri_object``, ``tri_orig_face``) or None (plain core: the
-    object and face are null)."""
-
-    def __init__(self, geometry=None):
-        self.geometry = geometry
-
-    def name(self, triangle) -> dict:
-        t = int(triangle)
-        g = self.geometry
-        if g is None or t < 0:
-            return {"triangle": t, "object": None, "face": None}
-        face = int(g.tri_orig_face[t])
-        return {"triangle": t, "object": str(g.objects[int(g.tri_object[t])]),
-                "face": face if face >= 0 else None}
-
-    def object_of(self, triangle) -> str | None:
-        return self.name(triangle)["object"]
-
-
 def position_row(p) -> list:
     return [round(float(x), 4) for x in p]
 
@@ -136,19 +116,19 @@ def _audit_rows(names, problems, key, reason) -> list:
 
 
 def audits_section(res, names: TriangleNames) -> dict:
-    """Counts and the worst rows of each audit that ran (the problem rows of
-    core/checks/problems.py, worst first)."""
+    """Counts and the worst rows of each audit that ran (the problems of
+    core/checks/problems.py, worst first: ``findings.worst_first``)."""
     out = {}
     if res.stand is not None:
         st = res.stand
         out["cannot_stand"] = {
             "faces": int(len(st.faces)), "of_walkable": int(len(st.tested)),
-            "deepest": _audit_rows(names, stand_problems(st), "depth_m", "")}
+            "deepest": _audit_rows(names, worst_first("stand", st), "depth_m", "")}
     if res.stairs is not None:
         sa = res.stairs  # rows are the riser triangles of stair flights (core.audits.stairs)
         first = np.unique(sa.step, return_index=True)[1]  # one row per riser
         worst = []
-        problems = stair_problems(sa)
+        problems = worst_first("stairs", sa)
         for k in problems.rows[:WORST_ROWS]:
             row = dict(names.name(sa.riser[k]), position=position_row(sa.position[k]),
                        rise_m=round(float(sa.rise[k]), 6), too_high=bool(sa.too_high[k]),
@@ -166,10 +146,10 @@ def audits_section(res, names: TriangleNames) -> dict:
         h = res.headroom
         out["low_headroom"] = {
             "faces": int(len(h.faces)),
-            "lowest": _audit_rows(names, headroom_problems(h), "clearance_m", "")}
+            "lowest": _audit_rows(names, worst_first("headroom", h), "clearance_m", "")}
     if res.ledges is not None:
         lg = res.ledges
-        problems = ledge_problems(lg)
+        problems = worst_first("ledges", lg)
         rows = _audit_rows(names, problems, "drop_m", "no floor below within the audit's reach")
         for row, k in zip(rows, problems.rows):
             row.update(length_m=round(float(lg.length[k]), 6), start=position_row(lg.start[k]),
