@@ -140,6 +140,26 @@ def test_exact_verdicts_change_once_across_a_limit(limit, hz):
     assert changes(got) == 1 and got[0] == FIRST[limit]
 
 
+# exact gap sweep: 0.5-1.5 m in 5 cm steps and 1 cm steps around the switch
+EXACT_GAPS = sorted({round(float(v), 6) for v in (*np.arange(0.5, 1.5001, 0.05),
+                                                  *np.arange(0.66, 0.8001, 0.01))})
+
+
+@pytest.mark.slow  # 12 s at 120 Hz on the 2-core machine
+@pytest.mark.parametrize("hz", RATES)
+def test_exact_gap_verdicts_change_once_where_the_capsule_no_longer_fits(hz):
+    """Issue 20: the exact model crossed 0.8 m and fell into 0.75 and 0.85 m at 60 Hz (where
+    its frames fell on the edge). A walk now leaves an edge from its support line at every
+    frame rate: gaps narrower than the capsule with its skin on both sides, 2 x (radius +
+    skin_width) = 0.74 m, are walked over, wider ones fallen into (the switch measured at
+    0.745 m at 30 Hz, 0.76 m at 60 and 120 Hz)."""
+    got, reps = verdicts([gap(v) for v in EXACT_GAPS], EXACT, hz)
+    assert changes(got) == 1 and got[0] == "reached", list(zip(EXACT_GAPS, got))
+    fits = 2.0 * (EXACT.radius + EXACT.skin_width)
+    assert all(v == "reached" for g, v in zip(EXACT_GAPS, got) if g <= fits)
+    assert all(v == "fell" for g, v in zip(EXACT_GAPS, got) if g >= fits + 0.03)
+
+
 # ---------------------------------------------------------------- walks (issue 19)
 def test_a_goal_on_a_bridge_deck_is_not_reached_from_under_it():
     mesh = TriangleMesh(*merge([grid(-3, 10, -3, 3), box((3, -1, 3.0), (7, 1, 3.2))]))
