@@ -378,6 +378,41 @@ def print_kinds(results, rates, out=print):
             out(f"| {hz} Hz | {kind} | " + " | ".join(cells) + " |")
 
 
+def lip_place(o: Outcome) -> str:
+    """Where a ``lips`` walk ended: on the slope it started on, on the lip, or fallen off
+    the lip to the floor 20 m below (engine_lanes.lips)."""
+    z = float(o.end[2])
+    return "below" if z < -10.0 else "slope" if z > 0.5 else "lip"
+
+
+def print_lips(results, rates, out=print):
+    """Issue 20's lips: where each walker ended (slope / lip / below) and at what height."""
+    if "lips" not in results[rates[0]]:
+        return
+    out("\n## Lips: where each walk ended (height of the foot, m; the lip is at 0, the floor "
+        "below at -20)\n")
+    cols = [f"ours ({m})" for m in MODELS] + list(ENGINES)
+    out("| rate | lane | " + " | ".join(cols) + " |")
+    out("|---" * (len(cols) + 2) + "|")
+    for hz in rates:
+        r = results[hz]["lips"]
+        for i, lane in enumerate(r["lanes"]):
+            cells = [r["ours"][m][i] for m in MODELS] + [r[e][i] for e in ENGINES if e in r]
+            out(f"| {hz} Hz | {lane.name} | "
+                + " | ".join(f"{lip_place(o)} {o.end[2]:.2f}" for o in cells) + " |")
+    out("\n| rate | " + " | ".join(f"{m} model = {e}" for m, e in zip(MODELS[1:], ENGINES))
+        + " | exact: on the lip |")
+    out("|---|---|---|---|")
+    for hz in rates:
+        r = results[hz]["lips"]
+        n = len(r["lanes"])
+        same = [sum(lip_place(a) == lip_place(b) for a, b in zip(r["ours"][m], r[e]))
+                if e in r else None for m, e in zip(MODELS[1:], ENGINES)]
+        exact = sum(lip_place(o) == "lip" for o in r["ours"]["exact"])
+        out(f"| {hz} Hz | " + " | ".join("n/a" if x is None else f"{x}/{n}" for x in same)
+            + f" | {exact}/{n} |")
+
+
 def print_speed(speed, out=print):
     out("\n## Speed (same run, the first rate, every lane walked once)\n")
     out("| walker | frames | seconds | steps/s | ratio to Jolt |")
@@ -415,6 +450,7 @@ def main(argv=None) -> int:
             print(f"\n## {hz} Hz")
             print_lanes(results[hz], kinds)
     print_summary(results, rates)
+    print_lips(results, rates)
     print_speed(results["speed"])
     return 0
 

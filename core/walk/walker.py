@@ -238,6 +238,9 @@ class Walker:
         g_a = self.ground.rows(sel)
         vz_a = np.where(g_a.state == ON_GROUND, 0.0,
                         np.maximum(self.vz[sel] - s.gravity * dt, -s.max_fall_speed))
+        # (a model that does not slide on steep ground keeps no falling speed there: its
+        # speed restarts from 0 each frame, as on walkable ground, and gravity pulls it by
+        # one frame's worth; see ControllerSettings.slides_on_steep_ground)
         disp = dirh * want[:, None] + (vz_a * dt)[:, None] * u
         b, rise = FrameMove(self.ctrl, self.hoods, act, dt).run(p_a, disp, g_a,
                                                               self.refused.rows(sel))
@@ -248,8 +251,9 @@ class Walker:
         # vertical speed from the actual motion, never gaining upward speed from a step
         # (on steep ground the intended vertical speed is kept: its projection on the
         # slope gives the frictionless slide, g sin^2 vertically, at any frame rate)
+        steep = vz_a if s.slides_on_steep_ground else 0.0
         self.vz[sel] = np.where(st == ON_GROUND, 0.0, np.where(
-            st == ON_STEEP_GROUND, vz_a, np.minimum(rise, np.maximum(vz_a, 0.0))))
+            st == ON_STEEP_GROUND, steep, np.minimum(rise, np.maximum(vz_a, 0.0))))
         self.pos[sel] = b.position
         self.ground.put(sel, b.ground)
         self.n_steps[sel] += 1

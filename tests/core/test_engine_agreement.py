@@ -18,13 +18,14 @@ import pytest
 from bench_engines import (
     END_AGREE,
     engine_outcomes,
+    lip_place,
     make_job,
     model_settings,
     our_outcomes,
     run_rapier_py,
     walk_ours,
 )
-from engine_lanes import ceiling, corridor, gap, ramp, riser
+from engine_lanes import ceiling, corridor, gap, lips, ramp, riser
 
 pytestmark = pytest.mark.slow  # about 8 s of walks, 14 s on the busy 2-core machine
 
@@ -78,3 +79,16 @@ def test_rapier_preset_agrees_with_rapier_at_every_limit(walks):
     table = {k: [(n, o.verdict, e.verdict) for n, o, e in zip(*w)] for k, w in walks.items()}
     assert same >= 0.95 * total, table
     assert not far, far
+
+
+def test_rapier_preset_stays_on_steep_slopes_above_a_lip_as_rapier_does():
+    """Issue 20's lips: on a 50-70 deg slope above a 20 m drop, walking up it, Rapier stays
+    on the slope (grounded, it does not slide); so does the Rapier preset, within 0.5 m."""
+    settings = model_settings("rapier")
+    job = make_job("lips", [lips(50.0), lips(60.0, 0.0, 0.02), lips(70.0, 0.1, 0.05)])
+    reps, _frames, _sec = walk_ours(job, settings, 1.0 / HZ, single=False)
+    ours = our_outcomes(job, reps, settings.step_height)
+    theirs = engine_outcomes(job, run_rapier_py(job, 1.0 / HZ))
+    assert [lip_place(o) for o in theirs] == ["slope"] * 3
+    assert [lip_place(o) for o in ours] == ["slope"] * 3
+    assert max(float(np.linalg.norm(o.end - e.end)) for o, e in zip(ours, theirs)) < 0.5
