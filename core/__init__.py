@@ -12,6 +12,7 @@ from .checks.audits import (
     stand_test,
     walkable_faces,
 )
+from .checks.reachability import Reachability, Region, reachability
 from .checks.sanity import SanityWarning, level_warnings
 from .checks.walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
 from .controller import presets
@@ -89,6 +90,9 @@ __all__ = [
     "ledge_audit",
     "LEDGE_MAX_DROP",
     "walkable_faces",
+    "reachability",
+    "Reachability",
+    "Region",
     "level_warnings",
     "SanityWarning",
 ]

@@ -164,8 +164,14 @@ PARALLEL_SIN2 = 1e-30
 # capsule's segment and an obstacle is float64 rounding noise (scale = size of the local
 # configuration), so core.contact treats the segment as touching/crossing the obstacle and pushes
 # out along the triangle normal (or the segments' common perpendicular) instead.
-# 1e-24 -> 1e-12 relative distance, ~1e4 ulps: direction errors above it stay below 1e-4 rad.
-CONTACT_DIRECTION_REL2 = 1e-24
+# The closest-point vector errs by a few ulps of the scale (~2e-16 each), so its direction is
+# off by ~k * 2e-16 / (distance / scale) rad: at 1e-10 relative distance (1e-20 squared) by
+# ~2e-6 rad, far inside the push-out's needs (and a contact point off the capsule's surface by
+# r * theta^2 / 2 ~ 2e-12 r). Was 1e-24: at 1e-12 relative distance the direction was off by
+# up to ~2e-4 rad (1.46e-4 measured on two crossing capsules 10 km out, whose contact point
+# then sat 1.04e-9 m inside a 0.097 m capsule; the hypothesis case of
+# tests/core/test_contact.py::test_capsule_capsule_matches_oracle_symmetric_and_separates).
+CONTACT_DIRECTION_REL2 = 1e-20
 
 # Relative to the capsule radius (dimensionless). Swept tests (geometry/sweep.py): an entry whose
 # deepest penetration would be shallower than SWEEP_GRAZE_REL * radius is grazing, not a hit
@@ -282,6 +288,30 @@ SANITY_MAX_EXTENT = 1e5
 # tests/core/test_exact.py::test_single_capsule_verdicts_at_the_touching_boundary_are_exact.
 EXACT_TIE_REL = 1e-13
 
+# ---------------------------------------------------------------- standable map and reachability
+# (core/audits/standable.py, core/reachability.py)
+# Dimensionless: the standable map's cell side as a fraction of the capsule radius (the issue
+# asks for at most radius / 2). At 0.35 m that is 0.175 m cells: a cramped strip, slot or
+# corner of one cell (3 cm^2 of floor) is resolved; 1M triangles of 0.25 m terrain are ~1M
+# cells.
+STANDABLE_CELL_FRACTION = 0.5
+# Metres. Two walkable faces crossing one cell centre within this height of each other are
+# one floor there (duplicated or coincident faces): one span, the lower face index.
+COINCIDENT_SPAN = 1e-6
+# Push-out of a blocked cell (core/audits/spans.py): at most PUSH_ROUNDS rounds; each adds
+# the horizontal planes of the PUSH_PLANES deepest blocking contacts (n_h . x >= depth +
+# PUSH_SLOP) and solves every plane met so far for the smallest horizontal push
+# (core.planes.solve_planes); the push is at most one cell. A contact whose normal has less than
+# PUSH_MIN_HORIZONTAL horizontal part (a ceiling, a plate overhead) cannot be cleared by a
+# horizontal push within reach (the push would exceed depth / 0.25 = 4 x depth) and keeps the
+# cell blocked. PUSH_SLOP (metres) takes the pushed capsule strictly off the contact, above
+# float rounding of the depth at 10 km, far below a cell. Two rounds settle a strip (both
+# walls at once) and a corner (one push per wall); pinned by tests/test_standable.py (0.8 m
+# strips between pillars are standable).
+PUSH_ROUNDS = 2
+PUSH_PLANES = 4
+PUSH_MIN_HORIZONTAL = 0.25
+PUSH_SLOP = 1e-6
 
 # --------------------------------------------------------- walk-throughs (core/walk/walker.py)
 # Seconds. Time thresholds (blocked for BLOCKED_SECONDS, no progress for STUCK_SECONDS)

@@ -4,6 +4,9 @@ Scenes: the stairs-and-ramps block (``tools/scenes.stairs_ramps_block``, the old
 sample) and a ~2M-triangle terrain grid with the stairs-and-ramps block in the middle
 (``tools/scenes.terrain(1000)``). Target (issue 12): each audit at most 5 s on the 2M-triangle grid.
 
+The stand test builds the standable map (core/checks/audits/standable.py); the headroom audit
+reads the same map, kept with the mesh, so its row is the read alone.
+
 Usage:  python tools/bench_audits.py [--quick] [--cells N]
 (``--quick``: a 2 x 300^2-triangle grid instead; ``--cells``: grid cells per side.)
 """

@@ -103,6 +103,11 @@ class ControllerSettings:
     """unit up vector (normalised on construction)."""
     max_fall_speed: float = 55.0
     """metres / second, terminal falling speed (Bullet's fall speed 55)."""
+    jump_height: float = 0.0
+    """metres, apex of a standing jump above the take-off floor (take-off speed
+    sqrt(2 x gravity x jump_height)); 0: the character does not jump. Only reachability
+    (``core.reachability``) jumps: ledges up to about this high and gaps the ballistic arc at
+    ``speed`` clears become reachable."""
     model: str = "exact"
     """which controller the verdicts model (``MODELS``). ``"exact"``: the limits are the
     numbers as given: ``step_height`` is the highest riser climbed, a corridor 2 x radius wide
@@ -145,6 +150,9 @@ class ControllerSettings:
         fall = as_finite(self.max_fall_speed, "max_fall_speed")
         if fall <= 0.0:
             raise ValueError(f"max_fall_speed must be > 0, got {fall}")
+        jump = as_finite(self.jump_height, "jump_height")
+        if jump < 0.0:
+            raise ValueError(f"jump_height must be >= 0, got {jump}")
         if self.model not in MODELS:
             raise ValueError(f"model must be one of {MODELS}, got {self.model!r}")
         it = self.max_iterations
@@ -157,7 +165,7 @@ class ControllerSettings:
         for name, val in (("radius", r), ("height", h), ("max_slope_deg", slope),
                           ("step_height", step), ("min_step_depth", depth),
                           ("skin_width", skin), ("snap_distance", snap), ("gravity", g),
-                          ("speed", speed), ("max_fall_speed", fall)):
+                          ("speed", speed), ("max_fall_speed", fall), ("jump_height", jump)):
             object.__setattr__(self, name, val)
         object.__setattr__(self, "max_iterations", int(it))
         object.__setattr__(self, "up", tuple(float(x) for x in up / n))

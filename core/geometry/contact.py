@@ -14,7 +14,7 @@ penetrating by less than the rounding always is. The batched kernels stay float.
 
 Push-out rules:
 * Segment clear of the obstacle: depth = r - dist, normal = (on_segment - on_obstacle) / dist.
-* Segment touching or crossing a triangle (dist below CONTACT_DIRECTION_REL2 of the local scale):
+* Segment touching or crossing a triangle (dist^2 below CONTACT_DIRECTION_REL2 x scale^2):
   push along the triangle's unit normal n. With d0, d1 the signed plane distances of the segment
   ends, depth = min(|d0|, |d1|) + r and the normal points to the side of the end FARTHER from the
   plane, so the nearer end is pushed through (afterwards both ends are >= r on that side). Equal

@@ -181,10 +181,32 @@ def horizontal_frame(u):
 
 def components(n: int, a, b) -> np.ndarray:
     """(n,) int64 connected-component label (the smallest member) of n nodes joined by the
-    edges a[i]-b[i]: min-label hooking plus pointer jumping, O(log n) rounds of array ops."""
-    label = np.arange(n, dtype=np.int64)
+    edges a[i]-b[i].
+
+    Edges between consecutive nodes (i, i + 1) first join runs of nodes in one pass (a
+    cumulative sum: grid cells stored row by row are mostly joined so); the other edges,
+    between runs and without duplicates, go to min-label hooking plus pointer jumping
+    (O(log n) rounds of array ops) over the runs."""
     a = np.asarray(a, np.int64)
     b = np.asarray(b, np.int64)
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    chain = hi == lo + 1
+    joined = np.zeros(n, bool)
+    joined[lo[chain]] = True  # node lo runs on into lo + 1
+    starts = np.r_[True, ~joined[:-1]] if n else np.zeros(0, bool)
+    run = np.cumsum(starts) - 1
+    first = np.flatnonzero(starts)  # each run's smallest node
+    ra, rb = run[lo[~chain]], run[hi[~chain]]
+    cross = ra != rb
+    pairs = np.unique(ra[cross] * first.size + rb[cross])
+    label = _hook(first.size, pairs // max(first.size, 1), pairs % max(first.size, 1))
+    return first[label][run] if n else np.zeros(0, np.int64)
+
+
+def _hook(n: int, a, b) -> np.ndarray:
+    """(n,) int64 smallest-member labels of n nodes joined by edges a-b: min-label hooking
+    plus pointer jumping."""
+    label = np.arange(n, dtype=np.int64)
     while True:
         la, lb = label[a], label[b]
         lo, hi = np.minimum(la, lb), np.maximum(la, lb)

@@ -185,15 +185,23 @@ def _other_ranges(mesh, grid: _Grid, u, oi):
     return otop, obot, uptop
 
 
-def open_faces(mesh, faces, settings, classes) -> np.ndarray:
-    """(K,) bool: ``faces`` (K,) walkable faces certified open (see the module docstring).
+class GroundScreen(NamedTuple):
+    """The level's screen rasters, dilated by ``radius``: per screen cell the highest walkable
+    point (``wtop``), the top and bottom of the non-walkable triangles (``otop``, ``obot``)
+    and the top of the up-facing ones (``uptop``); ``grid`` the screen's cells."""
 
-    classes : (T,) int8 classification of every triangle (``classify_triangles``)."""
-    s = settings
-    u = s.up_vector
-    if not faces.size:
-        return np.zeros(0, bool)
-    r = s.radius + SCREEN_SLACK
+    grid: _Grid
+    wtop: np.ndarray
+    otop: np.ndarray
+    obot: np.ndarray
+    uptop: np.ndarray
+
+
+def ground_screen(mesh, settings, classes) -> GroundScreen:
+    """Build the screen of ``mesh`` for ``settings`` (radius, up) once; ``classes`` (T,)
+    int8 the classification of every triangle (``classify_triangles``)."""
+    u = settings.up_vector
+    r = settings.radius + SCREEN_SLACK
     walk = classes == WALKABLE
     wi = slice(None) if walk.all() else np.flatnonzero(walk)
     grid = _grid(mesh, u, wi, r)
@@ -204,21 +212,43 @@ def open_faces(mesh, faces, settings, classes) -> np.ndarray:
 
     wtop = dilated(_walkable_tops(mesh, grid, u, wi), np.maximum)
     otop, obot, uptop = _other_ranges(mesh, grid, u, np.flatnonzero(~walk))
-    otop, obot, uptop = (dilated(otop, np.maximum), dilated(obot, np.minimum),
-                         dilated(uptop, np.maximum))
-    # each face's resting lower-sphere centre a and the one cell it lies in
+    return GroundScreen(grid, wtop, dilated(otop, np.maximum), dilated(obot, np.minimum),
+                        dilated(uptop, np.maximum))
+
+
+def open_at(screen: GroundScreen, settings, a, foot) -> np.ndarray:
+    """(K,) bool: capsules with lower-sphere centres ``a`` (K, 3), resting on floor points
+    ``foot`` (K, 3), certified free with their height free above (module docstring)."""
+    s = settings
+    u = s.up_vector
+    grid = screen.grid
+    r = s.radius + SCREEN_SLACK
+    ix = np.minimum(np.maximum(grid.cell(np.maximum(a @ grid.e1 - grid.ox, 0.0)), 0), grid.nx - 1)
+    iy = np.minimum(np.maximum(grid.cell(np.maximum(a @ grid.e2 - grid.oy, 0.0)), 0), grid.ny - 1)
+    at = ix * grid.ny + iy
+    au = a @ u
+    floor_ok = screen.wtop[at] < au - SUPPORT_MIN_COS * s.radius - SCREEN_SLACK
+    clear_lo = au - r
+    clear_hi = np.maximum(au + s.height - s.radius, foot @ u + s.height) + SCREEN_SLACK
+    below = screen.otop[at] < clear_lo
+    # above: no roof over the foot point
+    above = (screen.obot[at] > clear_hi) & (screen.uptop[at] < clear_lo)
+    return floor_ok & (below | above)
+
+
+def open_faces(mesh, faces, settings, classes) -> np.ndarray:
+    """(K,) bool: ``faces`` (K,) walkable faces certified open (see the module docstring).
+
+    classes : (T,) int8 classification of every triangle (``classify_triangles``)."""
+    s = settings
+    u = s.up_vector
+    if not faces.size:
+        return np.zeros(0, bool)
+    screen = ground_screen(mesh, s, classes)
+    # each face's resting lower-sphere centre a
     V, tri = mesh.vertices, mesh.triangles
     cen = (V[tri[faces, 0]] + V[tri[faces, 1]] + V[tri[faces, 2]]) * (1.0 / 3.0)
     nf = mesh.normals[faces]
     nf = nf * np.where(nf @ u < 0.0, -1.0, 1.0)[:, None]
     a = cen + nf * (s.radius + s.skin_width)
-    ix = np.minimum(np.maximum(grid.cell(np.maximum(a @ grid.e1 - grid.ox, 0.0)), 0), grid.nx - 1)
-    iy = np.minimum(np.maximum(grid.cell(np.maximum(a @ grid.e2 - grid.oy, 0.0)), 0), grid.ny - 1)
-    at = ix * grid.ny + iy
-    au = a @ u
-    floor_ok = wtop[at] < au - SUPPORT_MIN_COS * s.radius - SCREEN_SLACK
-    clear_lo = au - r
-    clear_hi = np.maximum(au + s.height - s.radius, cen @ u + s.height) + SCREEN_SLACK
-    below = otop[at] < clear_lo
-    above = (obot[at] > clear_hi) & (uptop[at] < clear_lo)  # and no roof over the centroid
-    return floor_ok & (below | above)
+    return open_at(screen, s, a, cen)

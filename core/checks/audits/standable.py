@@ -1,0 +1,326 @@
+"""The standable map: where on the walkable floor the character can stand, at capsule
+resolution, judged with the real capsule.
+
+The floor is sampled on a horizontal grid of square cells of side
+``STANDABLE_CELL_FRACTION * radius`` (radius / 2: 0.175 m for the default character). Each
+walkable face crossing a cell centre gives a *span* there (core/audits/spans.py), so a
+column holds one span per storey. Every span gets one state:
+
+- FREE: the capsule fits with its foot in this cell: resting on the span's face at the cell
+  centre, or pushed out of its contacts by at most one cell (a strip between pillars), it
+  touches nothing but floor, and its whole height is free.
+- COVERED: the capsule does not fit here, but the foot disk (radius ``radius`` around the
+  foot point) of a FREE span on the same floor (heights within ``step_height``) overlaps the
+  cell: the character's body stands over it (the floor beside a wall, a step's riser foot).
+- CRAMPED: neither: no character can stand over this floor (a slot narrower than the
+  capsule beyond reach of its mouth, the floor under a slab lower than the character).
+- INSIDE: the span lies inside a closed solid (winding number, core/audits/cells.py):
+  buried floor, not a place at all.
+
+*Standable* area is FREE + COVERED. Each span stands for ``area(face) / spans(face)`` of its
+face, so per face the standable, cramped and buried areas add up to its area (a face crossing
+no cell centre takes the state of the span of its centroid's cell on its floor, if any).
+Cramped spans joined across cell sides (heights within ``step_height``) form *cramped
+regions*, each with its area and a representative foot point a designer can go to; for
+them the clearance above the floor (a ray up) is measured too, so headroom is read off the
+same map.
+
+The map is computed once per (mesh, settings) and kept (weakly, with the mesh) so the stand
+test, the headroom audit and reachability share it.
+
+Frame and units: world space, metres, square metres; ``settings.up`` is up.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from typing import NamedTuple
+
+import numpy as np
+
+from ...constants import STANDABLE_CELL_FRACTION
+from ..walkability import WALKABLE
+from .cells import CellGrid, Columns, cell_grid, columns, shifted
+from .common import (
+    EMPTY_I,
+    PROBE_LIFT,
+    column_reach,
+    components,
+    face_classes,
+    raycast_chunks,
+    settings_or_default,
+)
+from .screen import ground_screen, open_at
+from .spans import (
+    Spans,
+    blocking,
+    build_spans,
+    mark_inside,
+    push_out,
+    rest_at,
+    resting_centres,
+)
+
+FREE, COVERED, CRAMPED, INSIDE = 0, 1, 2, 3
+STATE_NAMES = ("free", "covered", "cramped", "inside")
+
+
+class StandableMap(NamedTuple):
+    """The standable map of a level (module docstring). N spans, T triangles, R regions.
+
+    grid : CellGrid (cell side ``grid.cell`` metres);
+    face, cell : (N,) int64 each span's walkable face and flat cell index;
+    foot : (N, 3) the cell centre on the face (metres); height : (N,) its height along up;
+    state : (N,) int8 FREE / COVERED / CRAMPED / INSIDE;
+    stand : (N, 3) where the character stands in FREE spans (the floor point at the cell
+        centre or pushed within one cell, or the support of a raised rest: a stair nosing),
+        NaN for the others; centre : (N, 3) the lower-sphere centre of that capsule;
+    screened : (N,) bool free by the open-ground screen (no mesh query);
+    depth : (N,) metres, deepest blocking penetration of the capsule at the cell centre (0 if
+        free there); blocker : (N,) int64 that triangle (-1);
+    weight : (N,) square metres of its face each span stands for;
+    clearance : (N,) metres free above the foot (ray up) for CRAMPED spans (inf: nothing
+        above), NaN for the others; ceiling : (N,) int64 the triangle above (-1);
+    region : (N,) int64 cramped region of each CRAMPED span (-1 for the others), regions
+        numbered largest first; region_area : (R,) m^2; region_point : (R, 3) a cramped foot
+        point of each region (its span nearest the region's middle);
+    standable_area, cramped_area, buried_area : (T,) m^2 per triangle (0 off walkable faces);
+    face_state : (T,) int8 for faces crossing no cell centre, the state they took (-1: none
+        or not needed); face_span : (T,) int64 that span (-1);
+    columns : Columns, the spans indexed by cell for lookups (``Columns.lookup``);
+    classes : (T,) int8 every triangle's class (``classify_triangles`` with the settings).
+    """
+
+    grid: CellGrid
+    face: np.ndarray
+    cell: np.ndarray
+    foot: np.ndarray
+    height: np.ndarray
+    state: np.ndarray
+    stand: np.ndarray
+    centre: np.ndarray
+    screened: np.ndarray
+    depth: np.ndarray
+    blocker: np.ndarray
+    weight: np.ndarray
+    clearance: np.ndarray
+    ceiling: np.ndarray
+    region: np.ndarray
+    region_area: np.ndarray
+    region_point: np.ndarray
+    standable_area: np.ndarray
+    cramped_area: np.ndarray
+    buried_area: np.ndarray
+    face_state: np.ndarray
+    face_span: np.ndarray
+    columns: Columns
+    classes: np.ndarray
+
+    @property
+    def standable(self) -> np.ndarray:
+        """(N,) bool FREE or COVERED."""
+        return self.state <= COVERED
+
+    def cell_centres(self) -> np.ndarray:
+        """(N, 3) foot points of the spans (the overlay draws one square per span)."""
+        return self.foot
+
+
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def exact_model(settings):
+    """``settings`` judged by the exact model (the limits as given): the map and the moves do
+    not model an engine's padding, climb or edge support (``ControllerSettings.model``)."""
+    return settings if settings.exact else settings.replace(model="exact")
+
+
+def standable_map(mesh, settings=None) -> StandableMap:
+    """The standable map of ``mesh`` for the character of ``settings`` (module docstring),
+    judged by the exact model (``exact_model``); kept with the mesh: a second call with equal
+    settings returns the same map."""
+    s = exact_model(settings_or_default(settings))
+    cached = _CACHE.get(mesh)
+    if cached is not None and cached[0] == s:
+        return cached[1]
+    result = _build(mesh, s)
+    _CACHE[mesh] = (s, result)
+    return result
+
+
+class _Free(NamedTuple):
+    """Per span: screened, free (at the centre or pushed), stand (N, 3), centre (N, 3),
+    depth, blocker."""
+
+    screened: np.ndarray
+    free: np.ndarray
+    stand: np.ndarray
+    centre: np.ndarray
+    depth: np.ndarray
+    blocker: np.ndarray
+
+
+def _free_spans(mesh, s, sp: Spans, rec, classes, cell) -> _Free:
+    """Which spans the capsule fits on: the screen, the inside test for the rest (sets
+    ``sp.inside``; a screened span is outside every solid: nothing walkable or up-facing is
+    above it), one batched contact query (the floor rest at the cell centre), the raised
+    rest and the push-out of the blocked ones (core/checks/audits/spans.py)."""
+    n = sp.face.size
+    a = resting_centres(s, sp.foot, sp.normal)
+    screened = np.zeros(n, bool)
+    if n:
+        screened = open_at(ground_screen(mesh, s, classes), s, a, sp.foot)
+    mark_inside(sp, rec, np.flatnonzero(~screened))
+    free = screened.copy()
+    stand = np.where(screened[:, None], sp.foot, np.nan)
+    centre = np.where(screened[:, None], a, np.nan)
+    depth = np.zeros(n)
+    blocker = np.full(n, -1, np.int64)
+    test = np.flatnonzero(~screened & ~sp.inside)
+    blk = blocking(mesh, s, a[test], classes)
+    depth[test], blocker[test] = blk.depth, blk.blocker
+    rest = rest_at(mesh, s, classes, sp.foot[test], sp.normal[test], blk)
+    pushed, pushed_c = push_out(mesh, s, classes, sp.foot[test], sp.normal[test], blk, rest,
+                                cell)
+    ok = ~np.isnan(pushed[:, 0])
+    stand[test] = np.where(ok[:, None], pushed, rest.stand)
+    centre[test] = np.where(ok[:, None], pushed_c, rest.centre)
+    free[test] = rest.free | ok
+    return _Free(screened, free, stand, centre, depth, blocker)
+
+
+def cover_offsets(settings, cell) -> list:
+    """Cell offsets (dx, dy) from which a FREE span's foot disk (its foot within one cell of
+    its centre) can overlap a cell."""
+    r = settings.radius
+    k = int(math.ceil(r / cell)) + 2
+    out = []
+    for dx in range(-k, k + 1):
+        for dy in range(-k, k + 1):
+            gx = max(abs(dx) * cell - 1.5 * cell, 0.0)
+            gy = max(abs(dy) * cell - 1.5 * cell, 0.0)
+            if gx * gx + gy * gy <= r * r:
+                out.append((dx, dy))
+    return out
+
+
+def cover_min(cols: Columns, stand, free, targets, value, settings):
+    """(T,) the least ``value`` (N,) over the FREE spans whose foot disk overlaps each target
+    span's cell (``targets`` (T,) span indices), heights within ``step_height``; +inf where
+    none does (the target is CRAMPED). cols : the spans' Columns; stand (N, 3) and free (N,)
+    as in the map."""
+    s = settings
+    m_grid = cols.grid
+    c = m_grid.cell
+    out = np.full(targets.size, np.inf)
+    if not targets.size:
+        return out
+    tc, th = cols.cell[targets], cols.height[targets]
+    tx, ty = m_grid.centre_xy(tc)
+    fx, fy = m_grid.coords(np.nan_to_num(stand))
+    r2 = s.radius * s.radius
+    for dx, dy in cover_offsets(s, c):
+        j = cols.lookup(shifted(m_grid, tc, dx, dy), th, -s.step_height, s.step_height, free)
+        ok = j >= 0
+        jj = np.maximum(j, 0)
+        gx = np.maximum(np.abs(fx[jj] - tx) - 0.5 * c, 0.0)
+        gy = np.maximum(np.abs(fy[jj] - ty) - 0.5 * c, 0.0)
+        ok &= gx * gx + gy * gy <= r2
+        out = np.where(ok, np.minimum(out, value[jj]), out)
+    return out
+
+
+def _regions(cols: Columns, sp: Spans, cramped, weight, settings):
+    """Cramped regions: (region (N,) int64, -1 off them, largest first; area (R,); point
+    (R, 3))."""
+    n = sp.face.size
+    idx = np.flatnonzero(cramped)
+    region = np.full(n, -1, np.int64)
+    if not idx.size:
+        return region, np.empty(0), np.empty((0, 3))
+    local = np.full(n, -1, np.int64)
+    local[idx] = np.arange(idx.size)
+    a, b = [EMPTY_I], [EMPTY_I]
+    for dx, dy in ((1, 0), (0, 1)):
+        j = cols.lookup(shifted(cols.grid, sp.cell[idx], dx, dy), sp.height[idx],
+                        -settings.step_height, settings.step_height, cramped)
+        a.append(np.arange(idx.size)[j >= 0])
+        b.append(local[j[j >= 0]])
+    lab = components(idx.size, np.concatenate(a), np.concatenate(b))
+    _, lab = np.unique(lab, return_inverse=True)
+    lab = lab.ravel()
+    area = np.bincount(lab, weight[idx])
+    rank = np.empty(area.size, np.int64)
+    order = np.lexsort((np.arange(area.size), -area))  # largest first, ties by position
+    rank[order] = np.arange(area.size)
+    lab = rank[lab]
+    area = area[order]
+    cnt = np.bincount(lab)
+    mid = np.stack([np.bincount(lab, sp.foot[idx, i]) for i in range(3)], 1) / cnt[:, None]
+    d = ((sp.foot[idx] - mid[lab]) ** 2).sum(1)
+    pick = np.lexsort((d, lab))
+    first = pick[np.r_[True, lab[pick][1:] != lab[pick][:-1]]]
+    region[idx] = lab
+    return region, area, sp.foot[idx][first]
+
+
+def _face_areas(mesh, sp: Spans, state, cols: Columns, settings, classes):
+    """Per span weight (N,), and per triangle (T,) standable, cramped and buried area, the
+    state and span of faces crossing no cell centre (their centroid's span)."""
+    t = mesh.n_triangles
+    count = np.bincount(sp.face, minlength=t)
+    weight = mesh.areas[sp.face] / np.maximum(count[sp.face], 1)
+    face_state = np.full(t, -1, np.int8)
+    face_span = np.full(t, -1, np.int64)
+    lone = np.flatnonzero((count == 0) & (classes == WALKABLE))
+    if lone.size and sp.face.size:
+        cen = mesh.vertices[mesh.triangles[lone]].mean(axis=1)
+        h = cen @ settings.up_vector
+        j = cols.lookup(cols.grid.cell_of(cen), h, -settings.step_height,
+                        settings.step_height)
+        ok = j >= 0
+        face_span[lone[ok]] = j[ok]
+        face_state[lone[ok]] = state[j[ok]]
+    areas = []
+    for states in ((FREE, COVERED), (CRAMPED,), (INSIDE,)):
+        a = np.bincount(sp.face, weight * np.isin(state, states), minlength=t)
+        a += np.where(np.isin(face_state, states), mesh.areas, 0.0)
+        areas.append(a)
+    return weight, face_state, face_span, areas
+
+
+def _clearance(mesh, settings, foot):
+    """Metres free above floor points ``foot`` (K, 3) (a ray up; inf: nothing above) and the
+    triangle met (-1)."""
+    u = settings.up_vector
+    k = foot.shape[0]
+    if not k:
+        return np.empty(0), EMPTY_I
+    t, tri = raycast_chunks(mesh, foot + u * PROBE_LIFT, np.tile(u, (k, 1)),
+                            column_reach(mesh, foot, u))
+    return t + PROBE_LIFT, tri
+
+
+def _build(mesh, s) -> StandableMap:
+    classes = face_classes(mesh, s)
+    c = STANDABLE_CELL_FRACTION * s.radius
+    grid = cell_grid(mesh, s.up_vector, c)
+    sp, rec = build_spans(mesh, s, grid, classes)
+    cols = columns(grid, sp.cell, sp.height)
+    fr = _free_spans(mesh, s, sp, rec, classes, c)
+    state = np.where(sp.inside, INSIDE, np.where(fr.free, FREE, CRAMPED)).astype(np.int8)
+    targets = np.flatnonzero(state == CRAMPED)
+    near = cover_min(cols, fr.stand, fr.free, targets, np.zeros(sp.face.size), s)
+    state[targets[np.isfinite(near)]] = COVERED
+    weight, face_state, face_span, areas = _face_areas(mesh, sp, state, cols, s, classes)
+    cramped = state == CRAMPED
+    region, region_area, region_point = _regions(cols, sp, cramped, weight, s)
+    clearance = np.full(sp.face.size, np.nan)
+    ceiling = np.full(sp.face.size, -1, np.int64)
+    clearance[cramped], ceiling[cramped] = _clearance(mesh, s, sp.foot[cramped])
+    standable, cramped_area, buried = areas
+    return StandableMap(grid, sp.face, sp.cell, sp.foot, sp.height, state, fr.stand,
+                        fr.centre, fr.screened, fr.depth, fr.blocker, weight, clearance, ceiling,
+                        region, region_area, region_point, standable, cramped_area, buried,
+                        face_state, face_span, cols, classes)

@@ -1,0 +1,96 @@
+"""Walk-offs and jumps, flown by the character controller itself.
+
+Where the map's links (core/reach_links.py) find no move in a direction from a reachable
+node, the controller (``CharacterController.move_many``, all arcs in lock-step, one batched
+move per frame) tries it:
+
+- *walk-off* (at edges: no floor within ``step_height`` ahead): the character walks off at
+  ``speed`` and keeps steering that way while it falls, slides down steep faces, until it
+  stands on walkable ground again (a fall from a high ledge lands farther out than the
+  straight drop the links sweep, as a running character does).
+- *jump* (``settings.jump_height > 0``; at edges and in front of obstacles): the take-off
+  speed ``sqrt(2 g jump_height)`` straight up plus ``speed`` horizontally, steering that way
+  until it lands: up onto ledges (sliding up the wall while the arc rises) and across gaps.
+
+Vertical speed follows the walk-through's rule (core/walker.py): gravity while airborne,
+capped at ``max_fall_speed``, never gaining upward speed from a collision; ``ON_GROUND``
+ends the arc. An arc that is still airborne, or has not left the ground, after ARC_MAX_TIME
+seconds (or, for a walk-off, WALKOFF_MAX_CELLS cells of walking) lands nowhere.
+
+Frame and units: world space, metres, seconds; ``settings.up`` is up.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ..controller.ground import Ground
+from ..controller.settings import IN_AIR, ON_GROUND, ON_STEEP_GROUND
+from ..mesh.hoods import HoodCache
+
+# Seconds per controller frame. The controller's verdicts are the same at 30, 60 and 120 Hz
+# (tests/test_walkthrough.py); 30 Hz halves the frames. A jump's apex overshoots the exact
+# parabola by about g * t_apex * dt / 2 (2.7 cm for a 1 m jump): the arc is the controller's.
+ARC_DT = 1.0 / 30.0
+ARC_MAX_TIME = 4.0  # seconds: an arc not landed by then (a 78 m fall) lands nowhere
+WALKOFF_MAX_CELLS = 4  # a walk-off that stays on the ground this many cells did not fall
+
+
+class Arcs(NamedTuple):
+    """End of K arcs: foot (K, 3) where each ended; landed (K,) bool standing on walkable
+    ground after leaving it; frames int, controller frames flown (the longest arc)."""
+
+    foot: np.ndarray
+    landed: np.ndarray
+    frames: int
+
+
+def take_off_speed(settings) -> float:
+    """Metres / second straight up at take-off: sqrt(2 g jump_height)."""
+    return math.sqrt(2.0 * settings.gravity * settings.jump_height)
+
+
+def fly(ctrl, feet, directions, v0, max_walk) -> Arcs:
+    """Fly K arcs with the controller ``ctrl`` from ``feet`` (K, 3), steering along unit
+    horizontal ``directions`` (K, 3) at ``settings.speed``, with take-off speed ``v0`` m/s
+    up (0: a walk-off); ``max_walk`` metres on the ground before a walk-off gives up."""
+    s = ctrl.settings
+    u = s.up_vector
+    k = feet.shape[0]
+    settle = ctrl.move_many(feet, np.zeros((k, 3)), Ground.unknown(k))
+    pos = settle.position.copy()
+    ground = Ground(*(x.copy() for x in settle.ground))
+    vz = np.full(k, float(v0))
+    left = np.zeros(k, bool)  # has been airborne
+    landed = np.zeros(k, bool)
+    done = np.zeros(k, bool)
+    walked = np.zeros(k)
+    frames = 0
+    # candidate triangles around each arc, kept across frames (as walkthrough_many does)
+    hoods = HoodCache(ctrl.mesh, k) if k > 1 and hasattr(ctrl.mesh, "hood_triangles") else None
+    for frame in range(int(math.ceil(ARC_MAX_TIME / ARC_DT))):
+        act = np.flatnonzero(~done)
+        if not act.size:
+            break
+        frames = frame + 1
+        g_a = ground.rows(act)
+        vz_a = vz[act] if frame == 0 else np.where(
+            g_a.state == ON_GROUND, 0.0, np.maximum(vz[act] - s.gravity * ARC_DT,
+                                                    -s.max_fall_speed))
+        disp = directions[act] * (s.speed * ARC_DT) + np.outer(vz_a * ARC_DT, u)
+        b = ctrl.move_many(pos[act], disp, g_a, hoods=None if hoods is None else (hoods, act))
+        st = b.ground.state
+        moved = b.position - pos[act]
+        vz[act] = np.where(st == ON_GROUND, 0.0, np.where(
+            st == ON_STEEP_GROUND, vz_a, np.minimum((moved @ u) / ARC_DT, np.maximum(vz_a, 0.0))))
+        pos[act] = b.position
+        ground.put(act, b.ground)
+        left[act] |= st == IN_AIR
+        walked[act] += np.where(left[act], 0.0, s.speed * ARC_DT)
+        land = left[act] & (st == ON_GROUND) & (vz_a <= 0.0)
+        landed[act[land]] = True
+        done[act[land | (~left[act] & (walked[act] >= max_walk))]] = True
+    return Arcs(pos, landed, frames)

@@ -1,0 +1,267 @@
+"""Reachability (core/reachability.py): the standable map flood-filled from spawns over the
+controller's moves, checked against the controller itself.
+
+Scenes (tests/reach_scenes.py): platforms 0.34 m and 0.36 m high (either side of the 0.35 m
+step), decks across gaps either side of the jump distance, a pit with no way out beside a
+platform reached only by its ramp, and the stairs-and-ramps block (tools/scenes.py). Every
+verdict is confirmed by walking (core.walkthrough) or jumping (CharacterController.move, a
+frame at a time) there.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scenes
+from capsule_collision.core import reachability
+from capsule_collision.core.checks.reach_links import FALL, JUMP, STEP_DOWN, STEP_UP, WALK
+from capsule_collision.core.checks.reachability import (
+    CRAMPED_CELL,
+    INSIDE_CELL,
+    ISLAND,
+    REACHABLE,
+    TRAP,
+    mutual_components,
+)
+from capsule_collision.core.controller.controller import CharacterController, ControllerSettings
+from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
+from capsule_collision.core.walk.walkthrough import walkthrough_many
+from reach_scenes import gap_scene, pit_scene, slot_scene, steps_scene
+
+S = ControllerSettings()
+JUMPER = S.replace(jump_height=1.0)
+
+
+def _jump(mesh, s, foot, direction, dt=1.0 / 60.0, t_max=3.0):
+    """Foot where a jump from ``foot`` steering along ``direction`` at ``speed`` lands: the
+    controller moved a frame at a time, take-off speed sqrt(2 g jump_height), gravity."""
+    ctrl = CharacterController(mesh, s)
+    pos = ctrl.ground(foot).position
+    vz = math.sqrt(2.0 * s.gravity * s.jump_height)
+    airborne = False
+    for _ in range(int(t_max / dt)):
+        m = ctrl.move(pos, np.asarray(direction, float) * s.speed * dt + [0.0, 0.0, vz * dt])
+        pos = m.position
+        airborne |= m.ground_state == "in_air"
+        if airborne and m.grounded:
+            return pos
+        vz -= s.gravity * dt
+    return pos
+
+
+def _interior(res, cls, margin=1.0):
+    """FREE cells of class ``cls`` at least ``margin`` m (horizontally) from every cell of
+    another class on their floor."""
+    pts = res.cell_points
+    free = res.standable.state == 0
+    idx = np.flatnonzero(free & (res.cell_class == cls))
+    other = np.flatnonzero((res.cell_class != cls) & (res.cell_class != INSIDE_CELL))
+    keep = []
+    for i in idx[:: max(1, idx.size // 200)]:
+        d = np.hypot(*(pts[other, :2] - pts[i, :2]).T)
+        dz = np.abs(pts[other, 2] - pts[i, 2])
+        if not ((d < margin) & (dz < 0.5)).any():
+            keep.append(i)
+    return np.array(keep, np.int64)
+
+
+# ------------------------------------------------------------------ steps
+def test_steps_either_side_of_the_step_height():
+    mesh = steps_scene(0.34, 0.36)
+    res = reachability(mesh, [[1.0, 4.0, 0.0]])
+    assert res.can_reach([[6.0, 2.0, 0.34], [6.0, 6.0, 0.36], [1.0, 1.0, 0.0]]).tolist() == [
+        True, False, True]
+    assert len(res.islands) == 1 and res.islands[0].area == pytest.approx(12.0, abs=0.01)
+    assert res.islands[0].point[2] == pytest.approx(0.36)
+    assert len(res.traps) == 0
+    assert (res.moves.kind == STEP_UP).any()
+    reps = walkthrough_many(mesh, [[[1.0, 2.0, 0.0], [6.0, 2.0, 0.34]],
+                                   [[1.0, 6.0, 0.0], [6.0, 6.0, 0.36]]], S)
+    assert reps[0].reached_goal
+    assert not reps[1].reached_goal and reps[1].first("step_too_high") is not None
+
+
+# ------------------------------------------------------------------ gaps and jumps
+@pytest.mark.parametrize("gap, crosses", [(3.5, True), (4.7, False)])
+def test_gaps_either_side_of_the_jump_distance(gap, crosses):
+    mesh = gap_scene(gap)
+    far = [[7.5 + gap, 2.0, 3.0]]
+    pit = [[5.0 + 0.5 * gap, 2.0, 0.0]]
+    walker = reachability(mesh, [[1.0, 2.0, 3.0]], S)
+    assert walker.can_reach(far).tolist() == [False]  # no jumps: the far deck is an island
+    assert walker.can_reach(pit).tolist() == [True]  # one way down
+    assert len(walker.traps) == 1 and walker.traps[0].point[2] == pytest.approx(0.0, abs=0.05)
+    res = reachability(mesh, [[1.0, 2.0, 3.0]], JUMPER)
+    assert res.can_reach(far).tolist() == [crosses]
+    if crosses:
+        jumps = res.moves.kind == JUMP
+        assert (res.standable.stand[res.moves.dst[jumps], 0] > 5.0 + gap).any()
+    # the controller agrees: from the deck's last free cell, jumping across
+    edge = np.flatnonzero((res.cell_class == REACHABLE) & (res.standable.state == 0)
+                          & np.isclose(res.standable.stand[:, 2], 3.0)
+                          & (np.abs(res.cell_points[:, 1] - 2.0) < 0.1)
+                          & (res.cell_points[:, 0] < 5.0))
+    start = res.standable.stand[edge[np.argmax(res.cell_points[edge, 0])]]
+    land = _jump(mesh, JUMPER, start, [1.0, 0.0, 0.0])
+    assert (land[2] > 2.9) == crosses
+    assert (land[0] > 5.0 + gap) == crosses
+
+
+def test_a_jump_out_of_a_shallow_pit():
+    # 1 m deep: the character jumps out (jump_height 1 m), so the pit is no trap
+    mesh = gap_scene(2.5, height=1.0)
+    assert len(reachability(mesh, [[1.0, 2.0, 1.0]], S).traps) == 1
+    res = reachability(mesh, [[1.0, 2.0, 1.0]], JUMPER)
+    assert len(res.traps) == 0 and len(res.islands) == 0
+    land = _jump(mesh, JUMPER, [5.0 + 0.36, 2.0, 0.0], [-1.0, 0.0, 0.0])
+    assert land[2] > 0.8  # on the deck (perched on its edge, axis just beyond it)
+
+
+# ------------------------------------------------------------------ pits, drops, ramps
+def test_a_pit_is_a_trap_and_a_drop_back_to_the_floor_is_not():
+    mesh = pit_scene()
+    res = reachability(mesh, [[1.0, 1.0, 0.0]])
+    assert len(res.traps) == 1 and res.traps[0].area == pytest.approx(4.0, abs=0.05)
+    assert res.traps[0].point[2] == pytest.approx(-1.5, abs=0.01)
+    assert len(res.islands) == 0
+    platform = [[8.5, 3.5, 1.0]]
+    assert res.can_reach(platform).tolist() == [True]
+    top = res.cell_class[np.isclose(res.cell_points[:, 2], 1.0)]
+    assert (top == REACHABLE).all()  # the edge off the platform is one way, the ramp not
+    assert ((res.moves.kind == FALL) & np.isclose(res.standable.stand[res.moves.src, 2],
+                                                  1.0)).any()
+    reps = walkthrough_many(mesh, [[[1.0, 1.0, 0.0], [3.0, 3.0, -1.5]],
+                                   [[3.0, 3.0, -1.5], [1.0, 1.0, 0.0]],
+                                   [[8.5, 3.5, 1.0], [8.5, 6.5, 0.0]]], S)
+    assert reps[0].reached_goal and not reps[1].reached_goal and reps[2].reached_goal
+
+
+def test_a_platform_reached_only_by_its_ramp():
+    with_ramp = reachability(pit_scene(True), [[1.0, 1.0, 0.0]])
+    without = reachability(pit_scene(False), [[1.0, 1.0, 0.0]])
+    platform = [[8.5, 3.5, 1.0]]
+    assert with_ramp.can_reach(platform).tolist() == [True]
+    assert without.can_reach(platform).tolist() == [False]
+    assert len(without.islands) == 1 and without.islands[0].area == pytest.approx(9.0)
+    reps = walkthrough_many(pit_scene(False), [[[5.0, 2.5, 0.0], [8.5, 3.5, 1.0]]], S)
+    assert not reps[0].reached_goal
+
+
+# ------------------------------------------------------------------ the controller agrees
+@pytest.mark.parametrize("scene", ["pit", "steps", "block"])
+def test_sampled_moves_and_unreachable_pairs_agree_with_walks(scene):
+    mesh = {"pit": lambda: pit_scene(False), "steps": steps_scene,
+            "block": lambda: TriangleMesh(*scenes.stairs_ramps_block())}[scene]()
+    spawn = {"pit": [1.0, 1.0, 0.0], "steps": [1.0, 4.0, 0.0], "block": [18.0, 10.0, 0.0]}
+    res = reachability(mesh, [spawn[scene]])
+    stand = res.standable.stand
+    comp = mutual_components(res.cell_class.size, res.moves)
+    mv = res.moves
+    rng = np.random.default_rng(7)
+    paths, expect = [], []
+    # a sample of each kind of move: walks, steps up and down, and falls from one region to
+    # another (places the character cannot walk back and forth between)
+    for kind in (WALK, STEP_UP, STEP_DOWN, FALL):
+        rows = np.flatnonzero((mv.kind == kind) & (res.cell_class[mv.src] <= TRAP)
+                              & ((comp[mv.src] != comp[mv.dst]) | (kind != FALL)))
+        for r in rng.choice(rows, min(4, rows.size), replace=False):
+            paths.append([stand[mv.src[r]], stand[mv.dst[r]]])
+            expect.append(True)
+    # a reachable place to the middle of an island: no walk gets there
+    here = _interior(res, REACHABLE)
+    there = _interior(res, ISLAND)
+    for _ in range(min(4, there.size)):
+        a, b = rng.choice(here), rng.choice(there)
+        paths.append([stand[a], stand[b]])
+        expect.append(False)
+    assert len(expect) >= 8
+    reps = walkthrough_many(mesh, paths, S)
+    assert [r.reached_goal for r in reps] == expect
+
+
+# ------------------------------------------------------------------ results and arguments
+def test_cells_for_the_overlay():
+    mesh = slot_scene()
+    res = reachability(mesh, [[1.0, 1.0, 0.0]])
+    n = res.cell_points.shape[0]
+    assert res.cell_class.shape == (n,) and res.cell_face.shape == (n,)
+    assert res.cell_size == pytest.approx(S.radius / 2)
+    assert set(np.unique(res.cell_class).tolist()) <= {REACHABLE, TRAP, ISLAND, CRAMPED_CELL,
+                                                       INSIDE_CELL}
+    cramped = res.cell_points[res.cell_class == CRAMPED_CELL]
+    assert ((cramped[:, 1] > 4.75) & (cramped[:, 1] < 5.25)).all()  # the slot's middle
+    # the floor but the walls' footprints (2 x 1.2 m^2) and the slot's cramped middle
+    # (1.8 m^2); each cell stands for its face's area over its cells (a cell's worth)
+    assert res.reachable_area == pytest.approx(100.0 - 1.8 - 2 * 1.2, abs=0.5)
+    assert res.islands and [g.area for g in res.islands] == sorted(
+        [g.area for g in res.islands], reverse=True)  # the wall tops, largest first
+
+
+def test_spawns_off_the_map_reach_nothing_and_bad_arguments_are_named():
+    mesh = steps_scene()
+    res = reachability(mesh, [[50.0, 50.0, 0.0], [1.0, 4.0, 0.0]])
+    assert res.spawn_cells[0] == -1 and res.spawn_cells[1] >= 0
+    res = reachability(mesh, [[50.0, 50.0, 0.0]])
+    assert res.reachable_area == 0.0 and len(res.reachable_faces) == 0
+    assert not res.can_reach([[1.0, 4.0, 0.0]]).any()
+    assert res.can_reach(np.zeros((0, 3))).shape == (0,)
+    with pytest.raises(ValueError, match="spawns"):
+        reachability(mesh, [[1.0, 4.0]])
+    with pytest.raises(ValueError, match="spawns"):
+        reachability(mesh, [[1.0, np.nan, 0.0]])
+    with pytest.raises(ValueError, match="points"):
+        res.can_reach([1.0, 2.0])
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), float("inf"), "x"])
+def test_jump_height_is_validated(bad):
+    with pytest.raises(ValueError, match="jump_height"):
+        ControllerSettings(jump_height=bad)
+    assert ControllerSettings().jump_height == 0.0
+    assert ControllerSettings(jump_height=1).jump_height == 1.0
+
+
+def test_the_block_from_its_floor():
+    # islands: the slab's top, the 45 cm flight (its risers are too high), the corridor
+    # walls' and the thin wall's tops; no traps (every drop lands on the floor)
+    mesh = TriangleMesh(*scenes.stairs_ramps_block())
+    res = reachability(mesh, [[18.0, 10.0, 0.0]])
+    assert len(res.traps) == 0
+    assert len(res.islands) == 5
+    assert sorted(round(g.area, 2) for g in res.islands)[-1] == pytest.approx(12.0)  # slab
+    assert res.can_reach([[2.35, 5.25, 1.5], [6.0, 1.25, 0.8]]).tolist() == [True, True]
+    assert res.can_reach([[2.35, 7.25, 2.25], [11.0, 5.5, 1.7]]).tolist() == [False, False]
+
+
+def _root(parent, x):
+    while parent[x] != x:
+        x = parent[x]
+    return x
+
+
+def test_components_match_a_union_find():
+    # the run contraction (edges i - i+1 joined by a cumulative sum) gives the same
+    # smallest-member labels as a plain union-find, on random graphs rich in such edges
+    from capsule_collision.core.checks.audits.common import components
+
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        n = int(rng.integers(0, 40))
+        e = int(rng.integers(0, 60)) if n else 0
+        a = rng.integers(0, max(n, 1), e)
+        b = np.where(rng.random(e) < 0.5, np.minimum(a + 1, max(n - 1, 0)),
+                     rng.integers(0, max(n, 1), e))
+        parent = list(range(n))
+        for x, y in zip(a.tolist(), b.tolist()):
+            rx, ry = _root(parent, x), _root(parent, y)
+            parent[max(rx, ry)] = min(rx, ry)
+        roots = np.array([_root(parent, i) for i in range(n)], np.int64)
+        assert components(n, a, b).tolist() == roots.tolist()
+
+
+def test_an_engine_model_is_judged_by_the_exact_model():
+    mesh = steps_scene()
+    exact = reachability(mesh, [[1.0, 4.0, 0.0]], S)
+    jolt = reachability(mesh, [[1.0, 4.0, 0.0]], S.replace(model="jolt"))
+    assert jolt.reachable_area == exact.reachable_area
+    assert (jolt.cell_class == exact.cell_class).all()
