@@ -95,11 +95,12 @@ ENGINE_CONTACT_GAP = 1e-3
 RAPIER_SUPPORT_MIN_COS = 1e-3
 JOLT_SUPPORT_MIN_COS = 0.1
 
-# Metres. A walk moves a character whose support on an edge ends within a frame in two moves,
-# the first ending this far (across the edge) short of where the support ends, so that its
-# stick-to-floor still holds there (core/controller/departure.py): float rounding of that
-# point, far below anything visible; the foot ends ~tan(75 deg) x this (4e-6 m) above the
-# support line. Pinned by tests/core/test_engine_models.py (exact gap sweeps, 30/60/120 Hz).
+# Metres. A walk moves a character whose support on an edge ends within a frame first to this
+# far (across the edge) short of where the support ends, so that its stick-to-floor still
+# holds there (core/controller/departure.py, core/walk/edges.py): float rounding of that
+# point, far below anything visible (the edge still supports it there; it then leaves from
+# the support line itself). Pinned by tests/core/test_engine_models.py (exact gap sweeps at
+# 30, 60 and 120 Hz).
 DEPARTURE_TOL = 1e-6
 # Dimensionless, a fraction of an edge's length. A supporting contact this close to an end of
 # its triangle's edge is a corner: the character rolls on the point, not on the edge's line.

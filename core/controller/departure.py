@@ -12,10 +12,11 @@ where its frames fell (issue 20: 0.8 m crossed, 0.75 and 0.85 m fallen into at 6
 ``support_end`` says, without a mesh query, at which fraction of a move the support of a
 character standing on an edge ends: the edge is the line of the supporting triangle's edge
 through the contact (a point at a corner), the bottom sphere rolls on it, and the support
-ends where the contact normal's up component falls to ``support_min_cos``. The walk
-(core.walk.walker) moves such a character in two moves: to just short of that point (still
-standing: stick-to-floor puts it on the support line) and the rest. It leaves every edge
-at the same height, whatever the frame rate.
+ends where the contact normal's up component falls to ``support_min_cos``. ``off_edge``
+says where it leaves from: its bottom sphere on the support line, ``contact_gap`` clear of
+the edge. The walk (core.walk.edges) moves such a character to just short of that point
+(still standing), puts it there and makes the rest of the frame's move in the air: it
+leaves every edge at the same height, whatever the frame rate.
 
 Frame and units: world space, metres; ``ctrl.settings.up`` is up. ``ctrl`` is the
 ``CharacterController`` (its settings, mesh and ground-following phase; no mesh query).
