@@ -14,12 +14,12 @@ the membership of the collision source changes. A ``depsgraph_update_post`` hand
   never rebuilds the level.
 
 A flagged update of a level object whose world matrix, positions and corners are unchanged
-(``fingerprint``: attribute reads, ~1 ms per million triangles) is ignored: writing a result
-attribute (``capsule_penetration``) onto a wall, which Blender reports as a geometry update of
-that wall, keeps the cache current. A suspect cache is not thrown away blindly: the next
-``cached_level`` re-reads the parts (the attribute path, ~0.1 s per million triangles) and
-compares them with the cached arrays; only a real difference rebuilds the ``TriangleMesh``
-(the expensive part).
+(``Snapshot``: attribute reads and a memory compare, ~4 ms per million triangles) is ignored:
+writing a result attribute (``capsule_penetration``) onto a wall, which Blender reports as a
+geometry update of that wall, keeps the cache current. A suspect cache is not thrown away
+blindly: the next ``cached_level`` re-reads the parts (the attribute path, ~0.1 s per million
+triangles) and compares them with the cached arrays; only a real difference rebuilds the
+``TriangleMesh`` (the expensive part).
 
 The cache is per scene name and cleared on file load (``clear``).
 """
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import bpy
 import numpy as np
 
-from . import scene_data
+from . import level_parts, scene_data
 
 
 @dataclass
@@ -41,7 +41,7 @@ class _Entry:
     parts_key: tuple  # (names, (V, M) per part) of the parts the level was built from
     digest: bytes  # content digest of those parts
     sources: set = field(default_factory=set)  # original object / mesh names it depends on
-    fingerprints: dict = field(default_factory=dict)  # object name -> fingerprint()
+    fingerprints: dict = field(default_factory=dict)  # object name -> Snapshot
     membership: tuple = ()  # scene_data.membership() when read
     suspect: bool = False
 
@@ -53,6 +53,7 @@ stats = {"builds": 0, "rereads": 0}  # counters for tests and the benchmark
 def clear() -> None:
     """Forget every cached level (file loaded, extension disabled)."""
     _entries.clear()
+    level_parts.clear()
 
 
 def mark_suspect() -> None:
@@ -77,21 +78,51 @@ def _sources(parts) -> set:
     return names
 
 
+def _arrays(eval_obj) -> tuple:
+    """(world matrix bytes, positions (V * 3,) float32, corners (C,) int32, face count) of an
+    evaluated mesh object: attribute reads (an object in Edit Mode is converted first,
+    ``scene_data.readable_mesh``, as slow as a read)."""
+    with scene_data.readable_mesh(eval_obj) as me:
+        pos = np.empty(len(me.vertices) * 3, dtype=np.float32)
+        if pos.size:
+            me.attributes["position"].data.foreach_get("vector", pos)
+        cv = np.empty(len(me.loops), dtype=np.int32)
+        if cv.size:
+            me.attributes[".corner_vert"].data.foreach_get("value", cv)
+        n_faces = len(me.polygons)
+    return np.array(eval_obj.matrix_world, dtype=np.float64).tobytes(), pos, cv, n_faces
+
+
 def fingerprint(eval_obj) -> tuple:
-    """What the level reads from an evaluated mesh object, cheaply: its world matrix and a
-    digest of its positions and corners (attribute reads, ~1 ms per million triangles)."""
-    me = eval_obj.data
-    pos = np.empty(len(me.vertices) * 3, dtype=np.float32)
-    if pos.size:
-        me.attributes["position"].data.foreach_get("vector", pos)
-    cv = np.empty(len(me.loops), dtype=np.int32)
-    if cv.size:
-        me.attributes[".corner_vert"].data.foreach_get("value", cv)
+    """What the level reads from an evaluated mesh object, as a small key: its world matrix
+    and a digest of its positions and corners (the overlay keys its batches with it)."""
+    matrix, pos, cv, n_faces = _arrays(eval_obj)
     h = hashlib.sha1(pos.tobytes(), usedforsecurity=False)
     h.update(cv.tobytes())
-    h.update(len(me.polygons).to_bytes(8, "little"))
-    m = np.array(eval_obj.matrix_world, dtype=np.float64)
-    return m.tobytes(), h.digest()
+    h.update(n_faces.to_bytes(8, "little"))
+    return matrix, h.digest()
+
+
+class Snapshot:
+    """What the level read from one mesh object, kept to compare with (the cache's check that
+    a flagged update changed nothing): comparing the arrays costs their attribute reads and a
+    memory compare, ~4 ms per million triangles, where hashing them costs ~20 ms."""
+
+    def __init__(self, eval_obj):
+        self.arrays = _arrays(eval_obj)
+
+    def same(self, eval_obj) -> bool:
+        matrix, pos, cv, n_faces = _arrays(eval_obj)
+        m0, pos0, cv0, n0 = self.arrays
+        return (matrix == m0 and n_faces == n0 and np.array_equal(pos, pos0)
+                and np.array_equal(cv, cv0))
+
+
+def snapshot(eval_obj) -> Snapshot | None:
+    """A Snapshot, or None for an object in Edit Mode (converting its edit data on every
+    update would cost a read each time): any flagged update of it then counts as a change and
+    the next use re-reads (a read equal to the cache keeps the built mesh)."""
+    return None if scene_data.in_edit_mode(eval_obj) else Snapshot(eval_obj)
 
 
 def _fingerprints(parts, depsgraph) -> dict:
@@ -101,8 +132,23 @@ def _fingerprints(parts, depsgraph) -> dict:
             continue  # instances: any flagged update of their objects re-reads
         ob = bpy.data.objects.get(p.name)
         if ob is not None and ob.type == "MESH":
-            out[p.name] = fingerprint(ob.evaluated_get(depsgraph))
+            fp = snapshot(ob.evaluated_get(depsgraph))
+            if fp is not None:
+                out[p.name] = fp
     return out
+
+
+def _sources_of(parts, members: tuple) -> set:
+    """Names the level depends on: its parts' objects and meshes, and every collision object
+    of the membership, even one that gave no triangles (an empty mesh being modelled): an
+    update of any of them is a content update, never mistaken for a membership change."""
+    names = _sources(parts)
+    for n in members[3]:  # membership(): (source, collection, unit, meshes, instancers)
+        names.add(n)
+        ob = bpy.data.objects.get(n)
+        if ob is not None and ob.data is not None:
+            names.add(ob.data.name)
+    return names
 
 
 def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
@@ -111,21 +157,33 @@ def cached_level(depsgraph, scene) -> scene_data.LevelGeometry:
     unit = scene_data.unit_scale_of(scene)
     if entry is not None and not entry.suspect and entry.level.unit_scale == unit:
         return entry.level
+    # only the objects that changed are re-read and spliced into the built mesh
+    patched = level_parts.patched_level(entry.level, depsgraph, scene) if entry else None
+    if patched is not None:
+        level, parts = patched
+        members = scene_data.membership(scene, depsgraph)
+        _entries[scene.name] = _Entry(level, _parts_key(parts), scene_data.parts_digest(parts),
+                                      _sources_of(parts, members), _fingerprints(parts, depsgraph),
+                                      members)
+        return level
     parts = scene_data.read_parts(depsgraph, scene)
     key, digest = _parts_key(parts), scene_data.parts_digest(parts)
+    members = scene_data.membership(scene, depsgraph)
+    edit = tuple(p.name for p in parts if p.from_edit_mode)
     if (entry is not None and entry.parts_key == key and entry.digest == digest
-            and entry.level.unit_scale == unit):
+            and entry.level.unit_scale == unit and entry.level.edit_objects == edit):
         stats["rereads"] += 1
         entry.suspect = False
-        entry.sources = _sources(parts)
+        entry.sources = _sources_of(parts, members)
         entry.fingerprints = _fingerprints(parts, depsgraph)
-        entry.membership = scene_data.membership(scene, depsgraph)
+        entry.membership = members
+        level_parts.remember(entry.level, parts, depsgraph, scene)
         return entry.level
     level = scene_data.level_from_parts(parts, unit, digest)
     stats["builds"] += 1
-    _entries[scene.name] = _Entry(level, key, digest, _sources(parts),
-                                  _fingerprints(parts, depsgraph),
-                                  scene_data.membership(scene, depsgraph))
+    level_parts.remember(level, parts, depsgraph, scene)
+    _entries[scene.name] = _Entry(level, key, digest, _sources_of(parts, members),
+                                  _fingerprints(parts, depsgraph), members)
     return level
 
 
@@ -164,8 +222,9 @@ def _unchanged(update, entry, depsgraph) -> bool:
     (e.g. a result attribute written onto a wall)."""
     orig = getattr(update.id, "original", update.id)
     if isinstance(orig, bpy.types.Object):
-        fp = entry.fingerprints.get(orig.name)
-        return fp is not None and fingerprint(orig.evaluated_get(depsgraph)) == fp
+        fp = entry.fingerprints.get(orig.name)  # None: in Edit Mode when read, or no faces
+        return fp is not None and not scene_data.in_edit_mode(orig.evaluated_get(depsgraph)) \
+            and fp.same(orig.evaluated_get(depsgraph))
     if isinstance(orig, bpy.types.Mesh):
         # its objects get their own update in the same batch: judged there
         users = [n for n, _ in entry.fingerprints.items()

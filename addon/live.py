@@ -27,44 +27,20 @@ Graceful degradation on huge levels (the viewport must never freeze):
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import bpy
 import numpy as np
 from bpy.app.handlers import persistent
 
-from . import cache, overlay, scene_data
+from . import cache, overlay, penetration, scene_data, staleness
 from .live_state import state_of, states
 
-PENETRATION_ATTRIBUTE = "capsule_penetration"
 LIVE_BUDGET_S = 1.0 / 60.0  # one frame at 60 Hz: a slower check moves to "check on release"
 LIVE_SYNC_BUILD_TRIANGLES = 50_000  # ~0.2 s to read + build (~4 us a triangle): larger levels wait
 LIVE_SETTLE_S = 0.3  # a capsule still for this long counts as released
 LIVE_TIMING_WINDOW = 5  # checks whose median time decides "check on release"
 _TIMER_INTERVAL_S = 0.1
 _busy = False  # the handler is running (its own writes must not re-enter it)
-
-
-@dataclass(frozen=True)
-class CapsuleState:
-    """Penetration of one capsule: count of triangles, deepest depth (metres), push-out
-    vector (metres, deepest contact normal * depth), and the triangle indices (sorted)."""
-
-    count: int
-    deepest: float
-    push_out: tuple
-    triangles: np.ndarray
-
-
-def capsule_state(level, capsule) -> CapsuleState:
-    """Check ``capsule`` (core.Capsule, metres) against ``level`` (LevelGeometry)."""
-    contacts = level.mesh.capsule_contacts(capsule)
-    if not contacts:
-        return CapsuleState(0, 0.0, (0.0, 0.0, 0.0), np.empty(0, dtype=np.int64))
-    deepest = contacts[0]
-    tri = np.sort(np.array([c.triangle for c in contacts], dtype=np.int64))
-    push = tuple(float(x) for x in deepest.normal * deepest.depth)
-    return CapsuleState(len(contacts), float(deepest.depth), push, tri)
 
 
 def status(scene) -> str:
@@ -96,90 +72,21 @@ def _level_triangle_estimate(scene, depsgraph) -> int:
     return n
 
 
-def _write_capsule(obj, state: CapsuleState | None, unit: float, stamp: str) -> None:
-    pg = obj.capsule_collision
-    if state is None:  # pending / not checked
-        if pg.penetrating_count != -1:
-            pg.penetrating_count = -1
-        return
-    push = tuple(x / unit for x in state.push_out)
-    if pg.penetrating_count != state.count:
-        pg.penetrating_count = state.count
-    if pg.deepest_depth != as_stored(state.deepest / unit):
-        pg.deepest_depth = state.deepest / unit
-    if tuple(pg.push_out) != tuple(as_stored(x) for x in push):
-        pg.push_out = push
-    if pg.state_stamp != stamp:
-        pg.state_stamp = stamp
-
-
-def as_stored(x: float) -> float:
-    """``x`` rounded to float32 as Blender stores float properties (compare like with like,
-    so an unchanged value is not rewritten and the update does not feed back)."""
-    return float(np.float32(x))
-
-
-def write_highlight(level, triangles: np.ndarray, previously: set[str]) -> set[str]:
-    """Write ``capsule_penetration`` (BOOLEAN FACE) for the penetrated ``triangles``.
-
-    Faces that map back to an original face are flagged on the original mesh; meshes in
-    ``previously`` that have no hit now are cleared. Writes only what changed. Returns the
-    mesh names now carrying a flag.
-    """
-    per_object = level.faces_of(triangles)
-    flagged: dict[str, np.ndarray] = {}
-    for name, faces in per_object.items():
-        ob = bpy.data.objects.get(name.rsplit("/", 1)[-1])
-        faces = faces[faces >= 0]
-        if ob is None or ob.type != "MESH" or not faces.size:
-            continue
-        flagged.setdefault(ob.data.name, np.empty(0, dtype=np.int64))
-        flagged[ob.data.name] = np.union1d(flagged[ob.data.name], faces)
-    for mesh_name in set(flagged) | set(previously):
-        me = bpy.data.meshes.get(mesh_name)
-        if me is None:
-            continue
-        n = len(me.polygons)
-        want = np.zeros(n, dtype=bool)
-        faces = flagged.get(mesh_name)
-        if faces is not None:
-            want[faces[faces < n]] = True
-        attr = me.attributes.get(PENETRATION_ATTRIBUTE)
-        if attr is None:
-            if not want.any():
-                continue
-            attr = me.attributes.new(PENETRATION_ATTRIBUTE, "BOOLEAN", "FACE")
-        elif attr.domain != "FACE" or attr.data_type != "BOOLEAN":
-            me.attributes.remove(attr)
-            attr = me.attributes.new(PENETRATION_ATTRIBUTE, "BOOLEAN", "FACE")
-        have = np.empty(n, dtype=bool)
-        attr.data.foreach_get("value", have)
-        if not np.array_equal(have, want):
-            attr.data.foreach_set("value", want)
-            me.update()
-    return {m for m, f in flagged.items() if f.size}
-
-
 def check_capsules(scene, depsgraph, names=None, allow_build=True) -> bool:
     """Re-check capsules ``names`` (all when None) now. Returns False when it deferred.
 
     Builds the level only when it is small (or ``allow_build``: the timer's release check).
+    The verdicts are core's one capsule verdict and are written by ``penetration.write``,
+    the same writer as Check Penetration: states, rows (refreshed, so they never go stale
+    under the live check) and the ``capsule_penetration`` attribute.
     """
     st = state_of(scene)
     capsules = {o.name: o for o in _capsules(scene)}
     todo = list(capsules) if names is None else [n for n in names if n in capsules]
     level = cache.peek(scene)
     if level is None:
-        if not allow_build:
-            n_tri = _level_triangle_estimate(scene, depsgraph)
-            if n_tri > LIVE_SYNC_BUILD_TRIANGLES:
-                st.pending.update(todo)
-                st.message = (f"Live check waits for release: building the level "
-                              f"({n_tri:,} triangles) takes too long to do while moving")
-                for n in todo:
-                    _write_capsule(capsules[n], None, 1.0, "")
-                _ensure_timer()
-                return False
+        if not allow_build and _defer_build(scene, depsgraph, st, capsules, todo):
+            return False
         try:
             level = cache.cached_level(depsgraph, scene)
         except ValueError as exc:
@@ -189,51 +96,84 @@ def check_capsules(scene, depsgraph, names=None, allow_build=True) -> bool:
         st.hits.clear()
         st.stamp = level.stamp
         todo = list(capsules)
-    unit = level.unit_scale
+    todo += [n for n in capsules if n not in st.hits and n not in todo]  # unseen this session
     t0 = time.perf_counter()
-    for n in todo:
-        ob = capsules[n]
-        try:
-            state = capsule_state(level, scene_data.capsule_of(ob, unit))
-        except ValueError as exc:
-            st.message = f"Live check: {exc}"
-            st.hits.pop(n, None)
-            _write_capsule(ob, None, unit, "")
-            continue
-        st.hits[n] = state.triangles
-        _write_capsule(ob, state, unit, level.stamp)
-    for n in [n for n in capsules if n not in st.hits and n not in todo]:
-        try:  # capsules never checked in this session (after a file load)
-            st.hits[n] = capsule_state(level, scene_data.capsule_of(capsules[n], unit)).triangles
-        except ValueError:
-            pass
+    judged, problem = _judge(level, [capsules[n] for n in todo])
+    elapsed = time.perf_counter() - t0  # the query: what grows with the level
+    written = penetration.write(scene, level, judged)
+    for j in judged:
+        st.hits[j.obj.name] = j.verdict.triangles
+        st.keys[j.obj.name] = j.key
     for n in [n for n in st.hits if n not in capsules]:
         del st.hits[n]  # deleted or renamed capsules
-    elapsed = time.perf_counter() - t0
-    st.last_check_s = elapsed / max(len(todo), 1)
-    st.checked += 1
-    st.recent = (st.recent + [st.last_check_s])[-LIVE_TIMING_WINDOW:]
-    st.pending.difference_update(todo)
-    typical = float(np.median(st.recent))  # one slow check (a busy machine) is not enough
-    st.on_release = typical > LIVE_BUDGET_S
-    st.message = (f"Live check on release: one check takes {1000 * typical:.0f} ms"
-                  if st.on_release else "")
+        st.keys.pop(n, None)
+    _note_timing(st, elapsed / max(len(todo), 1), todo)
+    st.deferred_write = bool(written.deferred)
+    note = penetration.edit_mode_note(level, written.deferred)
+    st.message = "; ".join(m for m in (problem, st.message, note and f"Live check: {note}")
+                           if m)
     tris = (np.unique(np.concatenate(list(st.hits.values()))) if st.hits
             else np.empty(0, dtype=np.int64))
-    st.written = write_highlight(level, tris, st.written)
     if not np.array_equal(tris, st.union):
         st.union = tris
         overlay.invalidate()  # hits with no original face are drawn from here, not attributes
     return True
 
 
+def _defer_build(scene, depsgraph, st, capsules, todo) -> bool:
+    """On a level too big to build while moving: mark ``todo`` pending and start the timer."""
+    n_tri = _level_triangle_estimate(scene, depsgraph)
+    if n_tri <= LIVE_SYNC_BUILD_TRIANGLES:
+        return False
+    st.pending.update(todo)
+    st.message = (f"Live check waits for release: building the level "
+                  f"({n_tri:,} triangles) takes too long to do while moving")
+    for n in todo:
+        penetration.write_state(capsules[n], None, 1.0, "")
+    _ensure_timer()
+    return True
+
+
+def _judge(level, objects):
+    """Verdicts of the capsule objects that can be read, and the message of one that
+    cannot (its state becomes "not checked")."""
+    problems = []
+
+    def unreadable(ob, exc):
+        problems.append(f"Live check: {exc}")
+        penetration.write_state(ob, None, level.unit_scale, "")
+
+    judged = penetration.judge(level, objects, unreadable)
+    return judged, "; ".join(problems)
+
+
+def _note_timing(st, per_capsule_s: float, done) -> None:
+    """Record one check's time per capsule (``done``: the capsules checked, no longer
+    pending); a slow median switches to check-on-release."""
+    st.last_check_s = per_capsule_s
+    st.checked += 1
+    st.recent = (st.recent + [per_capsule_s])[-LIVE_TIMING_WINDOW:]
+    st.pending.difference_update(done)
+    typical = float(np.median(st.recent))  # one slow check (a busy machine) is not enough
+    st.on_release = typical > LIVE_BUDGET_S
+    st.message = (f"Live check on release: one check takes {1000 * typical:.0f} ms"
+                  if st.on_release else "")
+
+
 # ---------------------------------------------------------------- handlers and the timer
-def _capsules_in_updates(depsgraph) -> list[str]:
+def _capsules_in_updates(scene, depsgraph) -> list[str]:
+    """Capsules whose placement, size or expectation changed since their last live check
+    (``staleness.capsule_key``): a capsule update that only wrote its state (Check
+    Penetration, Clear Results, the live check itself) or selected it is not a move."""
+    st = states.get(scene.name)
+    keys = st.keys if st is not None else {}
+    unit = scene_data.unit_scale_of(scene)
     names = []
     for update in depsgraph.updates:
         idb = getattr(update.id, "original", update.id)
         if isinstance(idb, bpy.types.Object) and scene_data.role_of(idb) == "CAPSULE":
-            names.append(idb.name)
+            if keys.get(idb.name) != staleness.capsule_key(idb, unit):
+                names.append(idb.name)
     return names
 
 
@@ -246,9 +186,17 @@ def on_depsgraph_update(scene, depsgraph):
     try:
         overlay.invalidate(depsgraph)
         level_changed = cache.note_updates(scene, depsgraph)
+        st = states.get(scene.name)
+        if st is not None and st.after_undo:
+            st.after_undo = False
+            level_changed = True
+        if st is not None and st.deferred_write and not penetration.meshes_in_edit_mode():
+            level = cache.peek(scene)  # a mesh left Edit Mode: write its highlight now
+            if level is not None:
+                st.deferred_write = bool(penetration.write_attribute(scene, level))
         if not scene.capsule_collision.live_check:
             return
-        moved = _capsules_in_updates(depsgraph)
+        moved = _capsules_in_updates(scene, depsgraph)
         if not moved and not level_changed:
             return
         names = None if level_changed else moved
@@ -313,7 +261,9 @@ def on_load_post(*_args):
 def on_undo_redo(*_args):
     cache.mark_suspect()
     for st in states.values():
-        st.stamp = ""  # re-check every capsule against the restored level
+        st.stamp = ""  # re-check every capsule against the restored level ...
+        st.after_undo = True  # ... at the next update, even if no capsule moved (an Edit
+        # Mode undo restores the mesh but not the capsules' states)
     overlay.invalidate()
 
 

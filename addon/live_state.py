@@ -17,6 +17,7 @@ class LiveState:
 
     def __init__(self):
         self.hits: dict[str, np.ndarray] = {}  # capsule name -> penetrated triangles
+        self.keys: dict[str, str] = {}  # capsule name -> staleness.capsule_key when checked
         self.stamp = ""  # level stamp the hits refer to
         self.pending: set[str] = set()  # capsules waiting for a deferred check
         self.last_move = 0.0
@@ -25,7 +26,8 @@ class LiveState:
         self.last_check_s = 0.0
         self.recent: list[float] = []  # seconds per capsule of the last LIVE_TIMING_WINDOW checks
         self.checked = 0  # checks run (tests and the benchmark count them)
-        self.written: set[str] = set()  # meshes carrying live highlights
+        self.after_undo = False  # an undo or redo ran: re-check every capsule once
+        self.deferred_write = False  # a mesh in Edit Mode is waiting for its highlight
         self.union = np.empty(0, dtype=np.int64)  # all live hits, as last drawn
 
 

@@ -11,12 +11,12 @@ import json
 
 import bpy
 import numpy as np
-from bpy.props import BoolProperty, EnumProperty, IntProperty, StringProperty
+from bpy.props import EnumProperty, StringProperty
 
 from .. import core
 from ..core import report as core_report
 from ..core import verdicts
-from . import cache, properties, results, scene_data
+from . import cache, level_parts, penetration, properties, results, scene_data, staleness
 
 # ---------------------------------------------------------------- shared adapter pieces
 
@@ -50,32 +50,50 @@ def object_mode_poll(cls, context, edit_mesh_ok=True, message=None):
     return True
 
 
-def leave_edit_mode(context):
-    """Edit Mode keeps its own copy of the mesh: flush it before reading or writing data."""
+def leave_edit_mode(context) -> tuple:
+    """Edit Mode keeps its own copy of the mesh: flush it (back to Object Mode) before reading
+    or writing data. Returns the names of the objects that were in Edit Mode."""
+    edited = tuple(o.name for o in context.view_layer.objects if o.mode == "EDIT")
     if context.mode != "OBJECT":
         ob = context.view_layer.objects.active
         with context.temp_override(active_object=ob, object=ob):
             bpy.ops.object.mode_set(mode="OBJECT")
+    return edited
+
+
+def edit_note(edited) -> str:
+    """The words an operator adds when it flushed Edit Mode ("" when nothing was edited)."""
+    if not edited:
+        return ""
+    return f"; {', '.join(edited)} left Edit Mode, its edits checked"
 
 
 class Progress:
-    """``window_manager.progress_*`` as a context manager (no-op without a window manager)."""
+    """``window_manager.progress_*`` as a context manager (no-op without a window manager).
+
+    Nested uses (a check run by Re-check All) leave the outer progress alone."""
+
+    active = 0  # progress bars open now (only the outermost one drives the cursor)
 
     def __init__(self, context, total):
         self.wm = context.window_manager
         self.total = max(int(total), 1)
+        self.outer = False
 
     def __enter__(self):
-        if self.wm is not None:
+        self.outer = Progress.active == 0
+        Progress.active += 1
+        if self.wm is not None and self.outer:
             self.wm.progress_begin(0, self.total)
         return self
 
     def update(self, i):
-        if self.wm is not None:
+        if self.wm is not None and self.outer:
             self.wm.progress_update(min(int(i), self.total))
 
     def __exit__(self, *exc):
-        if self.wm is not None:
+        Progress.active -= 1
+        if self.wm is not None and self.outer:
             self.wm.progress_end()
         return False
 
@@ -168,187 +186,30 @@ class CAPSULE_COLLISION_OT_check_penetration(CheckOperator, bpy.types.Operator):
         return True
 
     def run(self, context):
-        leave_edit_mode(context)
-        scene = context.scene
-        capsules = capsule_objects(context)
-        if not capsules:
-            raise ValueError("no capsules to check: add one with Add Capsule")
-        level, _dg = level_of(context)
-        scale = level.unit_scale
-        with Progress(context, 2) as progress:
-            checks = [verdicts.CapsuleCheck(ob.name, scene_data.capsule_of(ob, scale),
-                                            ob.capsule_collision.expect, source="scene")
-                      for ob in capsules]
-            # one batched query; contacts deeper than MIN_REPORTED_DEPTH, as the CLI reports
-            found = verdicts.capsule_verdicts(level.mesh, [c.capsule for c in checks])
-            progress.update(1)
-        rows, unmapped_total, faces_total, penetrating, failed = [], 0, 0, 0, 0
-        for ob, check, verdict in zip(capsules, checks, found):
-            tris, depths, normals = verdict.triangles, verdict.depths, verdict.normals
-            holds = verdicts.capsule_expectation_holds(check.expect, verdict)
-            failed += not holds
-            expect = "" if check.expect == verdicts.ANY else (
-                f" (expected {check.expect}: {'met' if holds else 'NOT met'})")
-            st = ob.capsule_collision
-            st.penetrating_count = int(tris.size)
-            st.deepest_depth = verdict.deepest / scale
-            st.push_out = tuple(verdict.push_out / scale)
-            st.state_stamp = level.stamp
-            if not tris.size:
-                rows.append({"kind": "PENETRATION", "label": f"{ob.name}: clear{expect}",
-                             "capsule": ob.name, "stamp": level.stamp})
-                continue
-            penetrating += 1
-            for obj_index, faces, unmapped, sel in results.group_triangles(level, tris):
-                in_obj = np.isin(tris, sel)
-                deepest = int(np.argmax(np.where(in_obj, depths, -np.inf)))
-                target = results.object_for(level.objects[obj_index])
-                name = target.name if target is not None else level.objects[obj_index]
-                unmapped_total += unmapped
-                faces_total += faces.size + unmapped
-                extra = f", {unmapped} from modifiers" if unmapped else ""
-                rows.append({
-                    "kind": "PENETRATION", "capsule": ob.name, "object": name,
-                    "label": f"{ob.name} in {name}: {faces.size + unmapped} faces{extra}, "
-                             f"deepest {depths[deepest]:.4g} m{expect}",
-                    "face_count": int(faces.size + unmapped), "value": float(depths[deepest]),
-                    "push_out": tuple(normals[deepest] * depths[deepest] / scale),
-                    "faces": faces, "unmapped": int(unmapped), "stamp": level.stamp,
-                    "position": tuple(np.asarray(ob.matrix_world.translation)),
-                })
-        # rows of capsules not checked now stay; the attribute shows every row's faces
-        results.replace_rows(scene, {"PENETRATION"}, rows, owners={ob.name for ob in capsules})
-        results.write_face_flags(level, results.PENETRATION_ATTRIBUTE,
-                                 results.faces_of_rows(scene, "PENETRATION"))
-        message = (f"{len(capsules)} capsules checked: {penetrating} penetrating, "
-                   f"{faces_total} faces")
-        if unmapped_total:
-            message += (f"; {unmapped_total} faces come from modifiers and map to no original "
-                        "face (listed, not selectable)")
-        if failed:
-            return "WARNING", message + f"; {failed} capsules not as expected"
-        return message
+        edited = leave_edit_mode(context)
+        return check_penetration(context, capsule_objects(context), edited)
 
 
-# ---------------------------------------------------------------- select a result row
-
-class CAPSULE_COLLISION_OT_select_result(bpy.types.Operator):
-    """Select exactly the faces of a result row (in Edit Mode, face select)"""
-
-    bl_idname = "capsule_collision.select_result"
-    bl_label = "Select Result Faces"
-    bl_options = {"REGISTER", "UNDO"}
-
-    index: IntProperty(name="Row", default=-1, description="Result row (-1: the active row)")
-    edit_mode: BoolProperty(name="Edit Mode", default=True,
-                            description="Enter Edit Mode on the object with the faces selected")
-
-    @classmethod
-    def poll(cls, context):
-        if context.scene is None or not context.scene.capsule_collision.results:
-            cls.poll_message_set("No results: run a check first")
-            return False
-        if context.mode not in ("OBJECT", "EDIT_MESH"):
-            cls.poll_message_set("Switch to Object Mode or mesh Edit Mode first")
-            return False
-        return True
-
-    def execute(self, context):
-        s = context.scene.capsule_collision
-        index = s.results_index if self.index < 0 else self.index
-        if not 0 <= index < len(s.results):
-            self.report({"ERROR"}, f"no result row {index}")
-            return {"CANCELLED"}
-        row = s.results[index]
-        ob = bpy.data.objects.get(row.object) if row.object else None
-        if ob is None and row.kind == "WALK":
-            ob = bpy.data.objects.get(row.capsule)
-        if ob is None:
-            self.report({"ERROR"}, f"row {index} names no object that still exists "
-                                   f"({row.object or row.capsule!r})")
-            return {"CANCELLED"}
-        faces = properties.decode_faces(row.faces)
-        if ob.type == "MESH" and faces.size and faces.max() >= len(ob.data.polygons):
-            self.report({"ERROR"}, f"{ob.name} has fewer faces than the result: it was edited "
-                                   "since; run the check again")
-            return {"CANCELLED"}
-        stale = row.stamp and row.stamp != current_stamp(context)
-        leave_edit_mode(context)
-        for other in context.view_layer.objects:
-            if other.select_get():
-                other.select_set(False)
-        if ob.name not in context.view_layer.objects:
-            self.report({"ERROR"}, f"{ob.name} is not in this view layer")
-            return {"CANCELLED"}
-        ob.hide_set(False)
-        ob.select_set(True)
-        context.view_layer.objects.active = ob
-        s.results_index = index
-        if ob.type == "MESH":
-            select_faces(ob.data, faces)
-            context.tool_settings.mesh_select_mode = (False, False, True)
-            if self.edit_mode:
-                with context.temp_override(active_object=ob, object=ob, selected_objects=[ob],
-                                           selected_editable_objects=[ob]):
-                    bpy.ops.object.mode_set(mode="EDIT")
-        message = f"Selected {faces.size} faces of {ob.name}"
-        if row.unmapped:
-            message += f"; {row.unmapped} more come from modifiers and cannot be selected"
-        if stale:
-            self.report({"WARNING"}, message + "; the result is stale: the level changed "
-                                               "since, run the check again")
-        else:
-            self.report({"INFO"}, message)
-        return {"FINISHED"}
-
-
-def select_faces(mesh, faces):
-    """Select exactly ``faces`` (and their edges and vertices) of ``mesh``; nothing else."""
-    n_faces, n_edges, n_verts = len(mesh.polygons), len(mesh.edges), len(mesh.vertices)
-    face_sel = np.zeros(n_faces, bool)
-    face_sel[np.asarray(faces, np.int64)] = True
-    loop_total = np.empty(n_faces, np.int32)
-    mesh.polygons.foreach_get("loop_total", loop_total)
-    corner_face = np.repeat(face_sel, loop_total)
-    corner_vert = np.empty(len(mesh.loops), np.int32)
-    corner_edge = np.empty(len(mesh.loops), np.int32)
-    mesh.loops.foreach_get("vertex_index", corner_vert)
-    mesh.loops.foreach_get("edge_index", corner_edge)
-    vert_sel = np.zeros(n_verts, bool)
-    vert_sel[corner_vert[corner_face]] = True
-    edge_sel = np.zeros(n_edges, bool)
-    edge_sel[corner_edge[corner_face]] = True
-    # Selection lives in the attributes .select_vert/.select_edge/.select_poly; write them
-    # through the attribute API (foreach_set("select") crashed bpy 5.0 on a mesh whose
-    # .select_edge had another type).
-    for name, domain, values in ((".select_vert", "POINT", vert_sel),
-                                 (".select_edge", "EDGE", edge_sel),
-                                 (".select_poly", "FACE", face_sel)):
-        attr = mesh.attributes.get(name)
-        if attr is not None and (attr.data_type != "BOOLEAN" or attr.domain != domain):
-            mesh.attributes.remove(attr)  # e.g. an INT32_2D .select_edge from from_pydata
-            attr = None
-        if attr is None:
-            attr = mesh.attributes.new(name, "BOOLEAN", domain)
-        attr.data.foreach_set("value", values)
-    mesh.update()
-
-
-def current_stamp(context):
-    """The level's geometry stamp now ("" when the level cannot be read)."""
-    try:
-        return level_of(context)[0].stamp
-    except ValueError:
-        return ""
-
-
-def stale_rows(context):
-    """Number of result rows computed on another level stamp than the current one."""
-    s = context.scene.capsule_collision
-    if not s.results:
-        return 0
-    stamp = current_stamp(context)
-    return sum(1 for r in s.results if r.stamp and r.stamp != stamp)
+def check_penetration(context, capsules, edited=()):
+    """Judge ``capsules`` (capsule objects) on the level and write their states, rows and the
+    ``capsule_penetration`` attribute (``penetration.write``, the live check's writer too).
+    Returns the message, or ("WARNING", message) when an expectation is not met."""
+    if not capsules:
+        raise ValueError("no capsules to check: add one with Add Capsule")
+    level, _dg = level_of(context)
+    with Progress(context, 2) as progress:
+        judged = penetration.judge(level, capsules)
+        progress.update(1)
+    written = penetration.write(context.scene, level, judged)
+    message = (f"{len(capsules)} capsules checked: {written.penetrating} penetrating, "
+               f"{written.faces} faces")
+    if written.unmapped:
+        message += (f"; {written.unmapped} faces come from modifiers and map to no original "
+                    "face (listed, not selectable)")
+    message += edit_note(edited)
+    if written.failed:
+        return "WARNING", message + f"; {written.failed} capsules not as expected"
+    return message
 
 
 # ---------------------------------------------------------------- walkability
@@ -366,37 +227,46 @@ class CAPSULE_COLLISION_OT_classify_walkability(CheckOperator, bpy.types.Operato
         return object_mode_poll(cls, context)
 
     def run(self, context):
-        leave_edit_mode(context)
-        scene = context.scene
-        settings = controller_settings(context)
-        level, _dg = level_of(context)
-        with Progress(context, 2) as progress:
-            codes = core.classify_triangles(level.mesh, settings.max_slope_deg, settings.up)
-            progress.update(1)
-        areas = level.mesh.areas
-        rows, counts, class_areas = [], [0, 0, 0, 0], [0.0, 0.0, 0.0, 0.0]
-        for code, name in enumerate(properties.WALKABILITY_CLASSES):
-            tris = np.flatnonzero(codes == code)
-            class_areas[code] = float(areas[tris].sum())
-            for obj_index, faces, unmapped, sel in results.group_triangles(level, tris):
-                target = results.object_for(level.objects[obj_index])
-                oname = target.name if target is not None else level.objects[obj_index]
-                area = float(areas[sel].sum())
-                counts[code] += int(faces.size + unmapped)
-                rows.append({"kind": "WALKABILITY", "capsule": "", "object": oname,
-                             "label": f"{name}: {faces.size + unmapped} faces of {oname}, "
-                                      f"{area:.3g} m²",
-                             "face_count": int(faces.size + unmapped), "value": area,
-                             "faces": faces, "unmapped": int(unmapped),
-                             "stamp": level.stamp})
-        results.write_walkability(level, codes)
-        results.replace_rows(scene, {"WALKABILITY"}, rows)
-        s = scene.capsule_collision
-        s.walk_counts = counts
-        s.walk_areas = class_areas
-        parts = ", ".join(f"{c} {n.lower()}" for n, c in
-                          zip(properties.WALKABILITY_CLASSES, counts))
-        return f"Walkability of {len(level.objects)} objects: {parts} faces"
+        return classify_walkability(context, leave_edit_mode(context))
+
+
+def classify_walkability(context, edited=()):
+    """Classify the level's faces, write the attributes, rows (data: no severity) and counts.
+    Returns the message."""
+    scene = context.scene
+    settings = controller_settings(context)
+    level, _dg = level_of(context)
+    with Progress(context, 2) as progress:
+        codes = core.classify_triangles(level.mesh, settings.max_slope_deg, settings.up)
+        progress.update(1)
+    areas = level.mesh.areas
+    key = staleness.inputs_key(scene, "WALKABILITY")
+    rows, counts, class_areas = [], [0, 0, 0, 0], [0.0, 0.0, 0.0, 0.0]
+    for code, name in enumerate(properties.WALKABILITY_CLASSES):
+        tris = np.flatnonzero(codes == code)
+        class_areas[code] = float(areas[tris].sum())
+        for obj_index, faces, unmapped, sel in results.group_triangles(level, tris):
+            level_name = level.objects[obj_index]
+            target = results.object_for(level_name)
+            oname = target.name if target is not None else level_name
+            area = float(areas[sel].sum())
+            counts[code] += int(faces.size + unmapped)
+            rows.append({"kind": "WALKABILITY", "capsule": "", "object": oname,
+                         "instancer": results.instancer_of(level_name, target),
+                         "label": f"{name}: {faces.size + unmapped} faces of {oname}, "
+                                  f"{area:.3g} m²",
+                         "face_count": int(faces.size + unmapped), "value": area,
+                         "faces": faces, "unmapped": int(unmapped), "stamp": level.stamp,
+                         "inputs": key, "severity": "NONE"})  # framed from its faces
+    results.write_walkability(level, codes)
+    level_parts.remember_results(scene, "WALKABILITY", level, np.arange(codes.size), codes)
+    results.replace_rows(scene, {"WALKABILITY"}, rows)
+    s = scene.capsule_collision
+    s.walk_counts = counts
+    s.walk_areas = class_areas
+    parts = ", ".join(f"{c} {n.lower()}" for n, c in
+                      zip(properties.WALKABILITY_CLASSES, counts))
+    return f"Walkability of {len(level.objects)} objects: {parts} faces" + edit_note(edited)
 
 
 # ---------------------------------------------------------------- presets
@@ -563,7 +433,6 @@ def build_report(context):
 classes = (
     CAPSULE_COLLISION_OT_add_capsule,
     CAPSULE_COLLISION_OT_check_penetration,
-    CAPSULE_COLLISION_OT_select_result,
     CAPSULE_COLLISION_OT_classify_walkability,
     CAPSULE_COLLISION_OT_apply_preset,
     CAPSULE_COLLISION_OT_clear_results,

@@ -1,65 +1,96 @@
 """Audit operators: ``core.audits`` (stand test, stairs, headroom, ledges) on the level.
 
-Each audit returns triangles with values; the operator writes a BOOLEAN face attribute
-(``cc_cannot_stand``, ``cc_stair_problem``, ``cc_low_headroom``, ``cc_ledge``) and one row per
-object, selectable like the penetration rows. Values are metres in the rows' ``value``.
+Which results are problems, and how bad, is core's rule (``core.checks.problems``), the same
+the report uses: every face where the character cannot stand or has too little headroom, one
+problem per RISER of a flight (too high, or its tread too shallow), one per ledge RUN. The
+operator writes a BOOLEAN face attribute (``cc_cannot_stand``, ``cc_stair_problem``,
+``cc_low_headroom``, ``cc_ledge``) on every face the problems cover and one row per object,
+selectable like the penetration rows, with the severity of the audit's finding kind; an audit
+that finds nothing leaves one passed row. Values are metres in the rows' ``value``.
 """
-
-import math
 
 import bpy
 import numpy as np
 
 from .. import core
-from . import operators, results
+from ..core.checks.problems import audit_problems
+from . import level_parts, operators, results, staleness
 
-
-def _stand(level, settings):
-    r = core.stand_test(level.mesh, settings)
-    return (r.faces, r.depth, r.position, "max",
-            "cannot stand on {n} faces of {obj}, deepest {v:.3g} m")
-
-
-def _stairs(level, settings):
-    r = core.stair_audit(level.mesh, settings)
-    bad = np.asarray(r.too_high, bool) | np.asarray(r.too_shallow, bool)
-    return (r.riser[bad], r.rise[bad], r.position[bad], "max",
-            "{n} stair problems on {obj} (risers above the step height or treads shallower "
-            "than the minimum), highest rise {v:.3g} m")
-
-
-def _headroom(level, settings):
-    r = core.headroom_audit(level.mesh, settings)
-    return (r.faces, r.clearance, r.position, "min",
-            "{n} faces of {obj} with headroom below the capsule height, lowest {v:.3g} m")
-
-
-def ledge_faces(result):
-    """(faces, drop, position) of a LedgeResult, one entry per face to mark: every face along
-    each ledge run when the audit reports runs (``edge_faces``/``edge_run``), else its rows."""
-    drop = np.where(np.isfinite(result.drop), result.drop, core.LEDGE_MAX_DROP)
-    runs = getattr(result, "edge_run", None)
-    if runs is None:
-        return result.faces, drop, result.position
-    runs = np.asarray(runs, np.int64)
-    return (np.concatenate([result.faces, result.edge_faces]),
-            np.concatenate([drop, drop[runs]]),
-            np.concatenate([result.position, np.asarray(result.position)[runs]]))
-
-
-def _ledges(level, settings):
-    r = core.ledge_audit(level.mesh, settings)
-    faces, drop, position = ledge_faces(r)
-    return (faces, drop, position, "max",
-            "{n} faces of {obj} on a ledge over an unsafe drop, deepest {v:.3g} m")
-
-
+# row kind -> (core audit, finding kind, title, label of one object's row)
 AUDITS = {
-    "STAND": (_stand, "Stand Test"),
-    "STAIRS": (_stairs, "Stair Audit"),
-    "HEADROOM": (_headroom, "Headroom Audit"),
-    "LEDGE": (_ledges, "Ledge Audit"),
+    "STAND": (core.stand_test, "stand", "Stand Test",
+              "cannot stand on {n} faces of {obj}, deepest {v:.3g} m"),
+    "STAIRS": (core.stair_audit, "stairs", "Stair Audit",
+               "{n} risers of {obj} too high or with treads too shallow, highest rise "
+               "{v:.3g} m"),
+    "HEADROOM": (core.headroom_audit, "headroom", "Headroom Audit",
+                 "{f} faces of {obj} with headroom below the capsule height, lowest {v:.3g} m"),
+    "LEDGE": (core.ledge_audit, "ledges", "Ledge Audit",
+              "{n} ledge runs over an unsafe drop on {obj} ({f} faces), deepest {v:.3g} m"),
 }
+
+
+def _box(level, tris):
+    pts = level.mesh.vertices[level.mesh.triangles[tris]].reshape(-1, 3) / level.unit_scale
+    return tuple(pts.min(0)) + tuple(pts.max(0))
+
+
+def audit_rows(level, kind, problems, key):
+    """One row per object the problems cover (the worst problem's value and position), or
+    one passed row when there is none; and {mesh name: faces} for the attribute."""
+    _, _, title, text = AUDITS[kind]
+    p = problems
+    value = np.where(np.isfinite(p.value), p.value, core.LEDGE_MAX_DROP)
+    rows, by_mesh = [], {}
+    pick = np.argmax if p.worse == "max" else np.argmin
+    for obj_index, faces, unmapped, sel in results.group_triangles(level, p.triangles):
+        mine = np.unique(p.owner[np.isin(p.triangles, sel)])  # this object's problems
+        k = int(mine[int(pick(value[mine]))])
+        level_name = level.objects[obj_index]
+        target = results.object_for(level_name)
+        name = target.name if target is not None else level_name
+        if target is not None and target.type == "MESH":
+            prev = by_mesh.get(target.data.name, np.empty(0, np.int32))
+            by_mesh[target.data.name] = np.union1d(prev, faces)
+        n_faces = int(faces.size + unmapped)
+        rows.append({"kind": kind, "capsule": "", "object": name,
+                     "instancer": results.instancer_of(level_name, target),
+                     "label": text.format(n=mine.size, f=n_faces, obj=name, v=value[k]),
+                     "face_count": n_faces, "value": float(value[k]), "faces": faces,
+                     "unmapped": int(unmapped), "stamp": level.stamp, "inputs": key,
+                     "severity": p.severity.upper(), "has_bounds": True,
+                     "bounds": _box(level, sel),
+                     "position": tuple(p.position[k] / level.unit_scale)})
+    if not rows:
+        rows.append({"kind": kind, "capsule": "", "label": f"{title}: no problems",
+                     "stamp": level.stamp, "inputs": key, "severity": "PASSED"})
+    return rows, by_mesh
+
+
+def run_audit(context, kind):
+    """Run audit ``kind`` (a key of AUDITS) on the scene's level and write its rows and
+    attribute. Returns the message (ValueError for unreadable settings or level)."""
+    edited = operators.leave_edit_mode(context)
+    scene = context.scene
+    settings = operators.controller_settings(context)
+    level, _dg = operators.level_of(context)
+    audit, finding_kind, title, _ = AUDITS[kind]
+    with operators.Progress(context, 2) as progress:
+        problems = audit_problems(finding_kind, audit(level.mesh, settings))
+        progress.update(1)
+    rows, by_mesh = audit_rows(level, kind, problems,
+                               staleness.inputs_key(scene, kind))
+    results.write_face_flags(level, results.AUDIT_ATTRIBUTES[kind], by_mesh)
+    level_parts.remember_results(scene, kind, level, problems.triangles)
+    results.replace_rows(scene, {kind}, rows)
+    n_faces = sum(r.get("face_count", 0) for r in rows)
+    unmapped = sum(r.get("unmapped", 0) for r in rows)
+    message = (f"{title}: {problems.rows.size} {problems.unit} with problems "
+               f"({n_faces} faces on {sum(1 for r in rows if r.get('object'))} objects)")
+    if unmapped:
+        message += (f"; {unmapped} faces come from modifiers and map to no original face "
+                    "(listed, not selectable)")
+    return message + operators.edit_note(edited)
 
 
 class AuditOperator(operators.CheckOperator):
@@ -72,42 +103,7 @@ class AuditOperator(operators.CheckOperator):
         return operators.object_mode_poll(cls, context)
 
     def run(self, context):
-        operators.leave_edit_mode(context)
-        scene = context.scene
-        settings = operators.controller_settings(context)
-        level, _dg = operators.level_of(context)
-        audit, title = AUDITS[self.kind]
-        with operators.Progress(context, 2) as progress:
-            tris, values, positions, worst, text = audit(level, settings)
-            progress.update(1)
-        tris = np.asarray(tris, np.int64)
-        values = np.asarray(values, float)
-        positions = np.asarray(positions, float).reshape(-1, 3)
-        rows, by_mesh, unmapped_total = [], {}, 0
-        pick = np.argmax if worst == "max" else np.argmin
-        for obj_index, faces, unmapped, sel in results.group_triangles(level, tris):
-            in_obj = np.isin(tris, sel)
-            k = int(pick(np.where(in_obj, values, -math.inf if worst == "max" else math.inf)))
-            target = results.object_for(level.objects[obj_index])
-            name = target.name if target is not None else level.objects[obj_index]
-            if target is not None and target.type == "MESH":
-                prev = by_mesh.get(target.data.name, np.empty(0, np.int32))
-                by_mesh[target.data.name] = np.union1d(prev, faces)
-            n = int(faces.size + unmapped)
-            unmapped_total += unmapped
-            rows.append({"kind": self.kind, "capsule": "", "object": name,
-                         "label": text.format(n=n, obj=name, v=values[k]),
-                         "face_count": n, "value": float(values[k]), "faces": faces,
-                         "unmapped": int(unmapped), "stamp": level.stamp,
-                         "position": tuple(positions[k] / level.unit_scale)})
-        results.write_face_flags(level, results.AUDIT_ATTRIBUTES[self.kind], by_mesh)
-        results.replace_rows(scene, {self.kind}, rows)
-        n_faces = sum(r["face_count"] for r in rows)
-        message = f"{title}: {n_faces} faces on {len(rows)} objects"
-        if unmapped_total:
-            message += (f"; {unmapped_total} faces come from modifiers and map to no original "
-                        "face (listed, not selectable)")
-        return message
+        return run_audit(context, self.kind)
 
 
 class CAPSULE_COLLISION_OT_stand_test(AuditOperator, bpy.types.Operator):

@@ -24,10 +24,15 @@ from bpy.props import BoolProperty, IntProperty, StringProperty
 
 from .. import core
 from ..core import verdicts
-from . import operators, results, scene_data
+from ..core.checks.naming import TriangleNames
+from ..core.checks.problems import walk_event_outcomes, walk_outcome
+from . import operators, results, scene_data, staleness
 
 LINEAR = 1  # Keyframe.interpolation enum index of 'LINEAR' (CONSTANT 0, LINEAR 1, BEZIER 2)
 
+
+# Which behaviour a walk's verdicts model (ControllerSettings.model), said in every message.
+MODEL_WORDS = {"exact": "exact limits", "jolt": "Jolt model", "rapier": "Rapier model"}
 
 def path_objects(context):
     """Selected paths (role PATH, or curves), or every role PATH object when none is."""
@@ -49,12 +54,16 @@ def _walk_poll(cls, context):
 
 
 def _event_source(level, triangle):
-    """(object name, original face) of the triangle that caused an event ("", -1 if none)."""
-    if triangle is None or triangle < 0 or triangle >= level.tri_object.size:
-        return "", -1
-    target = results.object_for(level.objects[int(level.tri_object[triangle])])
-    name = target.name if target is not None else level.objects[int(level.tri_object[triangle])]
-    return name, int(level.tri_orig_face[triangle])
+    """(object name, original face, instancer) of the triangle that caused an event
+    ("", -1, "" if none), named by core's one rule (``core.checks.naming.TriangleNames``);
+    the object is the scene object a designer selects (an instance's instanced object)."""
+    names = TriangleNames(level).name(-1 if triangle is None else triangle)
+    if names["object"] is None:
+        return "", -1, ""
+    target = results.object_for(names["object"])
+    face = names["face"]
+    return (target.name if target is not None else names["object"],
+            -1 if face is None else face, results.instancer_of(names["object"], target))
 
 
 def _remove_previous(path_name):
@@ -98,7 +107,7 @@ def _marker(coll, path_name, event, level, scale, size):
         value_name = core.EVENTS[event.kind].value_name
         if value_name:
             ob[value_name] = float(event.value)
-    name, face = _event_source(level, event.triangle)
+    name, face, _ = _event_source(level, event.triangle)
     ob["object"] = name
     ob["face"] = face
     ob["path"] = path_name
@@ -171,65 +180,89 @@ class CAPSULE_COLLISION_OT_walkthrough(operators.CheckOperator, bpy.types.Operat
         return active if active in caps else caps[0]
 
     def run(self, context):
-        operators.leave_edit_mode(context)
-        scene = context.scene
+        edited = operators.leave_edit_mode(context)
         paths = path_objects(context)
         if not paths:
             raise ValueError("no path: select a curve or a mesh polyline with the role Path")
-        settings = operators.controller_settings(context)
-        level, depsgraph = operators.level_of(context)
-        scale = level.unit_scale
         bake_on = self._bake_target(context) if self.bake else None
-        points = [scene_data.path_points(ob, depsgraph, scale) for ob in paths]
-        with operators.Progress(context, 2) as progress:
-            reports = core.walkthrough_many(level.mesh, points, settings, dt=1.0 / self.rate)
-            progress.update(1)
-        coll = results.results_collection(scene)
-        rows, n_events, met, expected = [], 0, 0, 0
-        for ob, report in zip(paths, reports):
-            _remove_previous(ob.name)
-            _trace_object(scene, coll, ob.name, report, scale)
-            verdict = _expectation_met(ob, report)
-            expected += verdict is not None
-            met += bool(verdict)
-            goal = "reached the goal" if report.reached_goal else "did not reach the goal"
-            exp = ("" if verdict is None else
-                   f" (expected {ob.capsule_collision.expect_walk}: "
-                   f"{'met' if verdict else 'NOT met'})")
-            rows.append({"kind": "WALK", "capsule": ob.name, "stamp": level.stamp,
-                         "label": f"{ob.name}: {goal} in {report.duration:.2f} s, "
-                                  f"{len(report.events)} events{exp}",
-                         "time": float(report.duration),
-                         "position": tuple(np.asarray(report.trace[-1]) / scale)})
-            for event in report.events:
-                if event.kind == "reached_goal":
-                    continue
+        return walk_paths(context, paths, self.rate, bake_on, edited)
+
+
+def walk_paths(context, paths, rate=60, bake_on=None, edited=()):
+    """Walk ``paths`` (path objects) in one batched simulation at ``rate`` Hz: traces,
+    markers, rows (with severities from core.checks.problems) and optionally a bake of the
+    first walk on the capsule ``bake_on``. Returns the message (or ("WARNING", message))."""
+    scene = context.scene
+    settings = operators.controller_settings(context)
+    level, depsgraph = operators.level_of(context)
+    scale = level.unit_scale
+    points = [scene_data.path_points(ob, depsgraph, scale) for ob in paths]
+    with operators.Progress(context, 2) as progress:
+        reports = core.walkthrough_many(level.mesh, points, settings, dt=1.0 / rate)
+        progress.update(1)
+    coll = results.results_collection(scene)
+    rows, n_events, met, expected = [], 0, 0, 0
+    for ob, report in zip(paths, reports):
+        _remove_previous(ob.name)
+        _trace_object(scene, coll, ob.name, report, scale)
+        verdict = _expectation_met(ob, report)
+        expected += verdict is not None
+        met += bool(verdict)
+        key = staleness.inputs_key(scene, "WALK", ob, depsgraph)
+        rows += _walk_rows(ob, report, level, key, rate, settings.height / scale)
+        for event in report.events:
+            if event.kind != "reached_goal":
                 n_events += 1
                 _marker(coll, ob.name, event, level, scale, settings.radius / scale)
-                name, face = _event_source(level, event.triangle)
-                rows.append({
-                    "kind": "WALK", "capsule": ob.name, "object": name,
-                    "label": f"{ob.name}: {core.event_label(event.kind, event.value)} "
-                             f"({event.kind}) at {event.time:.2f} s"
-                             + (f" on {name}" if name else ""),
-                    "face_count": 1 if name else 0,
-                    "value": 0.0 if event.value is None else float(event.value),
-                    "faces": [face] if face >= 0 else [], "unmapped": int(bool(name)
-                                                                          and face < 0),
-                    "time": float(event.time), "stamp": level.stamp,
-                    "position": tuple(np.asarray(event.position, float) / scale)})
-        if bake_on is not None:
-            bake_walk(scene, bake_on, paths[0].name, reports[0], scale)
-        results.replace_rows(scene, {"WALK"}, rows, owners={ob.name for ob in paths})
-        reached = sum(bool(r.reached_goal) for r in reports)
-        message = f"Walked {len(paths)} paths: {reached} reached the goal, {n_events} events"
-        if expected:
-            message += f", {met} of {expected} expectations met"
-        if bake_on is not None:
-            message += f"; baked {paths[0].name} on {bake_on.name}"
-        if expected and met < expected:
-            return "WARNING", message
-        return message
+    if bake_on is not None:
+        bake_walk(scene, bake_on, paths[0].name, reports[0], scale)
+    results.drop_orphan_rows(scene, "WALK")  # paths deleted or renamed since
+    results.replace_rows(scene, {"WALK"}, rows, owners={ob.name for ob in paths})
+    reached = sum(bool(r.reached_goal) for r in reports)
+    message = (f"Walked {len(paths)} paths ({MODEL_WORDS[settings.model]}): {reached} reached "
+               f"the goal, {n_events} events")
+    if expected:
+        message += f", {met} of {expected} expectations met"
+    if bake_on is not None:
+        message += f"; baked {paths[0].name} on {bake_on.name}"
+    message += operators.edit_note(edited)
+    if expected and met < expected:
+        return "WARNING", message
+    return message
+
+
+def _walk_rows(ob, report, level, key, rate, reach):
+    """The verdict row and one row per event (reaching the goal aside) of one walk; an
+    event's box to frame reaches ``reach`` Blender units around it (the character height)."""
+    scale = level.unit_scale
+    expect = ob.capsule_collision.expect_walk
+    verdict = _expectation_met(ob, report)
+    goal = "reached the goal" if report.reached_goal else "did not reach the goal"
+    exp = ("" if verdict is None else f" (expected {expect}: {'met' if verdict else 'NOT met'})")
+    trace = np.asarray(report.trace, float) / scale
+    common = {"kind": "WALK", "capsule": ob.name, "stamp": level.stamp, "inputs": key,
+              "rate": int(rate), "has_bounds": True}
+    rows = [dict(common, label=f"{ob.name}: {goal} in {report.duration:.2f} s, "
+                               f"{len(report.events)} events{exp}",
+                 severity=walk_outcome(expect, report).upper(), time=float(report.duration),
+                 position=tuple(trace[-1]), bounds=tuple(trace.min(0)) + tuple(trace.max(0)))]
+    for event, outcome in zip(report.events, walk_event_outcomes(expect, report)):
+        if event.kind == "reached_goal":
+            continue
+        name, face, instancer = _event_source(level, event.triangle)
+        at = np.asarray(event.position, float) / scale
+        rows.append(dict(
+            common, object=name, severity=outcome.upper(), event=event.kind,
+            instancer=instancer,
+            label=f"{ob.name}: {core.event_label(event.kind, event.value)} ({event.kind}) at "
+                  f"{event.time:.2f} s"
+                  + (f" on {TriangleNames(level).label(event.triangle)}" if name else ""),
+            face_count=1 if name else 0,
+            value=0.0 if event.value is None else float(event.value),
+            faces=[face] if face >= 0 else [], unmapped=int(bool(name) and face < 0),
+            time=float(event.time), position=tuple(at),
+            bounds=tuple(at - reach) + tuple(at + reach)))
+    return rows
 
 
 class CAPSULE_COLLISION_OT_compare_frame_rates(operators.CheckOperator, bpy.types.Operator):
@@ -244,30 +277,37 @@ class CAPSULE_COLLISION_OT_compare_frame_rates(operators.CheckOperator, bpy.type
         return _walk_poll(cls, context)
 
     def run(self, context):
-        operators.leave_edit_mode(context)
+        edited = operators.leave_edit_mode(context)
         paths = path_objects(context)
         active = context.active_object
         path = active if active in paths else (paths[0] if paths else None)
         if path is None:
             raise ValueError("no path: select a curve or a mesh polyline with the role Path")
-        settings = operators.controller_settings(context)
-        level, depsgraph = operators.level_of(context)
-        points = scene_data.path_points(path, depsgraph, level.unit_scale)
-        with operators.Progress(context, 2) as progress:
-            rep = core.compare_frame_rates(level.mesh, points, settings, rates=core.FRAME_RATES)
-            progress.update(1)
-        data = rep.to_dict()
-        data["path"] = path.name
-        context.scene.capsule_collision.frame_rate_report = json.dumps(data)
-        hz = "/".join(str(r) for r in core.FRAME_RATES)
-        if rep.consistent:
-            return f"{path.name}: the same verdicts at {hz} Hz"
-        parts = []
-        for d in rep.differences:
-            what = d.get("kind", d["what"])
-            parts.append(f"{what} at {d['present_at']} Hz, not at {d['absent_at']} Hz"
-                         if d["absent_at"] else f"{what} moves {d.get('spread', 0):.2f} m")
-        return "WARNING", f"{path.name}: verdicts differ between {hz} Hz: " + "; ".join(parts)
+        return compare_frame_rates(context, path, edited)
+
+
+def compare_frame_rates(context, path, edited=()):
+    """Walk ``path`` at core.FRAME_RATES and store the comparison on the scene. Returns the
+    message (or ("WARNING", message) when verdicts differ)."""
+    settings = operators.controller_settings(context)
+    level, depsgraph = operators.level_of(context)
+    points = scene_data.path_points(path, depsgraph, level.unit_scale)
+    with operators.Progress(context, 2) as progress:
+        rep = core.compare_frame_rates(level.mesh, points, settings, rates=core.FRAME_RATES)
+        progress.update(1)
+    data = rep.to_dict()
+    data["path"] = path.name
+    context.scene.capsule_collision.frame_rate_report = json.dumps(data)
+    hz = "/".join(str(r) for r in core.FRAME_RATES)
+    if rep.consistent:
+        return f"{path.name}: the same verdicts at {hz} Hz" + operators.edit_note(edited)
+    parts = []
+    for d in rep.differences:
+        what = d.get("kind", d["what"])
+        parts.append(f"{what} at {d['present_at']} Hz, not at {d['absent_at']} Hz"
+                     if d["absent_at"] else f"{what} moves {d.get('spread', 0):.2f} m")
+    return "WARNING", (f"{path.name}: verdicts differ between {hz} Hz: " + "; ".join(parts)
+                       + operators.edit_note(edited))
 
 
 classes = (CAPSULE_COLLISION_OT_walkthrough, CAPSULE_COLLISION_OT_compare_frame_rates)

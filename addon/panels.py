@@ -7,7 +7,7 @@ compute a check. Staleness uses the level cache's current stamp when it has one 
 import bpy
 
 from ..core.checks.sanity import level_warnings
-from . import cache, live, properties
+from . import cache, live, properties, results, staleness
 
 CATEGORY = "Capsule Collision"
 
@@ -21,7 +21,7 @@ KIND_ICONS = {
     "WALK": "CON_FOLLOWPATH",
 }
 ADVANCED_SETTINGS = ("min_step_depth", "skin_width", "snap_distance", "speed", "gravity",
-                     "max_fall_speed", "max_iterations")
+                     "max_fall_speed", "max_iterations", "jump_height")
 
 
 # level stamp -> sanity warnings (computed once per level)
@@ -44,22 +44,50 @@ def sanity_warnings(scene):
     return _warnings_by_stamp[level.stamp]
 
 
-def stale_count(scene):
-    """Rows computed on another level than the cached one (0 when nothing is cached)."""
+# scene name -> stale reason per row, computed once per draw of the Results panel (before
+# its list draws the rows)
+_stale_by_scene: dict[str, list[str]] = {}
+
+
+def stale_reasons(scene, view_layer=None):
+    """``staleness.stale_reasons`` of the scene's rows against the cached level (no read: the
+    level is not judged when nothing is cached) and the scene now."""
     level = cache.peek(scene)
-    if level is None:
-        return 0
-    return sum(1 for r in scene.capsule_collision.results if r.stamp and r.stamp != level.stamp)
+    layer = view_layer or bpy.context.view_layer
+    reasons = staleness.stale_reasons(scene, None if level is None else level.stamp,
+                                      getattr(layer, "depsgraph", None))
+    _stale_by_scene[scene.name] = reasons
+    return reasons
+
+
+def stale_summary(reasons) -> str:
+    """"3 results are stale (capsule moved or resized, level changed): check again"."""
+    stale = [r for r in reasons if r]
+    if not stale:
+        return ""
+    why = ", ".join(dict.fromkeys(stale))
+    return f"{len(stale)} results are stale ({why}): check again"
+
+
+def has_target(row) -> bool:
+    """Whether a row has something to select (faces, a capsule, a marker, a path)."""
+    return bool(row.object or row.capsule)
 
 
 class CAPSULE_COLLISION_UL_results(bpy.types.UIList):
-    """Result rows: label, face count; the arrow selects the row's faces in Edit Mode."""
+    """Result rows: severity icon, label (stale rows say so); the arrow selects and frames
+    the row's faces (Edit Mode) or the capsule, marker or path it is about."""
 
     def draw_item(self, context, layout, _data, item, _icon, _active_data, _active_prop,
                   index=0, _flt_flag=0):
         row = layout.row(align=True)
-        row.label(text=item.label, icon=KIND_ICONS.get(item.kind, "DOT"))
-        if item.face_count and item.object:
+        icon = properties.SEVERITY_ICONS.get(item.severity, "DOT")
+        if item.severity == "NONE":
+            icon = KIND_ICONS.get(item.kind, "DOT")
+        reasons = _stale_by_scene.get(getattr(item.id_data, "name", ""), [])
+        stale = reasons[index] if index < len(reasons) else ""
+        row.label(text=item.label + (f"  [stale: {stale}]" if stale else ""), icon=icon)
+        if has_target(item):
             op = row.operator("capsule_collision.select_result", text="",
                               icon="RESTRICT_SELECT_OFF", emboss=False)
             op.index = index
@@ -72,6 +100,16 @@ class CAPSULE_COLLISION_UL_results(bpy.types.UIList):
             flags = [self.bitflag_filter_item if needle in r.label.lower() else 0
                      for r in rows]
         return flags, []
+
+
+def draw_summary(layout, scene):
+    """"N errors, M warnings, K passed" and the previous / next finding buttons."""
+    counts = results.severity_counts(scene)
+    icon = ("CANCEL" if counts["error"] else "ERROR" if counts["warning"] else "CHECKMARK")
+    row = layout.row(align=True)
+    row.label(text=results.summary_text(counts), icon=icon)
+    row.operator("capsule_collision.goto_finding", text="", icon="TRIA_LEFT").step = -1
+    row.operator("capsule_collision.goto_finding", text="", icon="TRIA_RIGHT").step = 1
 
 
 class SidebarPanel(bpy.types.Panel):
@@ -89,10 +127,13 @@ class CAPSULE_COLLISION_PT_main(SidebarPanel):
     def draw(self, context):
         layout = self.layout
         s = context.scene.capsule_collision
+        if s.results:
+            draw_summary(layout, context.scene)
         col = layout.column(align=True)
         col.operator("capsule_collision.add_capsule", icon="MESH_CAPSULE")
         col.operator("capsule_collision.check_penetration", icon="MOD_PHYSICS")
         col.operator("capsule_collision.classify_walkability", icon="MOD_FLUIDSIM")
+        col.operator("capsule_collision.recheck_all", icon="FILE_REFRESH")
         row = layout.row(align=True)
         row.prop(s, "live_check")
         text = live.status(context.scene)
@@ -116,6 +157,7 @@ class CAPSULE_COLLISION_PT_character(SidebarPanel):
         if s.preset != "CUSTOM":
             row.operator("capsule_collision.apply_preset", text="", icon="FILE_REFRESH"
                          ).engine = s.preset
+        layout.prop(s, "model")  # which behaviour every verdict models (issue 20)
         for name in ("radius", "height", "max_slope_deg", "step_height"):
             layout.prop(s, name)
 
@@ -210,14 +252,18 @@ class CAPSULE_COLLISION_PT_results(SidebarPanel):
         layout = self.layout
         scene = context.scene
         s = scene.capsule_collision
+        reasons = stale_reasons(scene, getattr(context, "view_layer", None))
         layout.template_list("CAPSULE_COLLISION_UL_results", "", s, "results", s,
                              "results_index", rows=5)
         row = layout.row(align=True)
         row.operator("capsule_collision.select_result", icon="RESTRICT_SELECT_OFF")
-        stale = stale_count(scene)
-        if stale:
-            layout.label(text=f"{stale} results are stale: the level changed, check again",
-                         icon="ERROR")
+        row.operator("capsule_collision.goto_finding", text="Previous",
+                     icon="TRIA_LEFT").step = -1
+        row.operator("capsule_collision.goto_finding", text="Next",
+                     icon="TRIA_RIGHT").step = 1
+        text = stale_summary(reasons)
+        if text:
+            layout.label(text=text, icon="ERROR")
         if any(s.walk_counts):
             box = layout.box()
             box.label(text="Walkability")
@@ -262,7 +308,8 @@ class CAPSULE_COLLISION_PT_overlay(SidebarPanel):
         col = layout.column(align=True)
         col.active = s.show_overlay
         for name in ("show_capsules", "show_penetration", "show_walkability", "show_traces",
-                     "show_events"):
+                     "show_events", "show_stand", "show_stairs", "show_headroom", "show_ledges",
+                     "show_legend"):
             col.prop(s, name)
 
 

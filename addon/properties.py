@@ -6,12 +6,15 @@ it persists in the .blend and a headless test can read it.
 - ``scene.capsule_collision`` (CAPSULE_COLLISION_PG_settings): one property per numeric field
   of ``core.ControllerSettings`` with the SAME NAME; lengths, speeds and accelerations are
   stored in Blender units and shown in the scene's units; ``controller_settings(scene)``
-  converts them to metres for ``core``.
+  converts them to metres for ``core``. A value never set is the engine default in METRES
+  shown in the scene's units (``default_in_scene_units``): a centimetre scene starts with a
+  35 cm radius, not 0.35 cm; capsule objects' radius and height follow the same rule.
 - ``obj.capsule_collision`` (CAPSULE_COLLISION_PG_object): the role of an object (capsule,
   path, trace, marker) and a capsule's size, expectation and live state.
 - Result rows (CAPSULE_COLLISION_PG_result): one per (check, capsule or path, object); the
   faces are stored as base64 of little-endian int32 ORIGINAL face indices
-  (``encode_faces``/``decode_faces``).
+  (``encode_faces``/``decode_faces``); each row has a severity (``SEVERITY_ITEMS``), the
+  inputs it was computed from (``staleness``) and a box to frame.
 """
 
 import base64
@@ -50,6 +53,7 @@ SETTINGS_UNITS = {
     "speed": "VELOCITY",
     "max_iterations": "NONE",
     "max_fall_speed": "VELOCITY",
+    "jump_height": "LENGTH",
 }
 SCALED_UNITS = ("LENGTH", "VELOCITY", "ACCELERATION")
 
@@ -59,7 +63,20 @@ PRESET_ITEMS = (
     ("UNREAL", "Unreal", "Unreal CharacterMovementComponent defaults, converted from cm"),
     ("GODOT", "Godot", "Godot CharacterBody3D + CapsuleShape3D defaults (no step-up)"),
     ("PHYSX", "PhysX", "PhysX PxCapsuleControllerDesc defaults"),
-    ("JOLT", "Jolt", "Jolt CharacterVirtual defaults (Jolt samples' capsule)"),
+    ("JOLT", "Jolt", "Jolt CharacterVirtual defaults (Jolt samples' capsule); verdicts "
+     "predict Jolt at the limits"),
+    ("RAPIER", "Rapier", "Rapier KinematicCharacterController defaults; verdicts predict "
+     "Rapier at the limits"),
+)
+
+# ControllerSettings.model: which behaviour the verdicts model (core.controller.settings.MODELS)
+MODEL_ITEMS = (
+    ("EXACT", "Exact", "The limits are the numbers as set: step height is the highest riser, "
+     "a corridor two radii wide passes"),
+    ("JOLT", "Jolt", "Predict Jolt's CharacterVirtual at the limits (its padding, the rounded "
+     "bottom riding over risers, edges)"),
+    ("RAPIER", "Rapier", "Predict Rapier's character controller at the limits (its padding, "
+     "autostep, edges)"),
 )
 
 SOURCE_ITEMS = (
@@ -103,6 +120,16 @@ EXPECT_WALK_ITEMS = (
 ) + tuple((k, k.replace("_", " ").title(), f"The walk is expected to report {k}")
           for k in WALK_EVENT_KINDS)
 
+# Row severities: core.checks.severity's, lower-cased there, plus rows that are no finding.
+SEVERITY_ITEMS = (
+    ("ERROR", "Error", "An expectation did not hold", "CANCEL", 0),
+    ("WARNING", "Warning", "Probably a level bug", "ERROR", 1),
+    ("INFO", "Info", "Worth seeing, not worth failing", "INFO", 2),
+    ("PASSED", "Passed", "Checked and as expected", "CHECKMARK", 3),
+    ("NONE", "None", "Data, not a verdict (walkability classes)", "DOT", 4),
+)
+SEVERITY_ICONS = {i[0]: i[3] for i in SEVERITY_ITEMS}
+
 # walkability classes in core code order (core.WALKABLE, STEEP, WALL, CEILING)
 WALKABILITY_CLASSES = ("Walkable", "Steep", "Wall", "Ceiling")
 
@@ -117,6 +144,31 @@ def decode_faces(text: str) -> np.ndarray:
     if not text:
         return np.empty(0, np.int32)
     return np.frombuffer(base64.b64decode(text), dtype="<i4").astype(np.int32)
+
+
+def _scene_of(struct):
+    """The scene whose units a property of ``struct`` is shown in: its own scene, or the
+    context's (an object's properties)."""
+    owner = struct.id_data
+    if isinstance(owner, bpy.types.Scene):
+        return owner
+    return getattr(bpy.context, "scene", None)
+
+
+def default_in_scene_units(default_si: float, minimum: float):
+    """``get_transform`` of a length, speed or acceleration property: while the designer has
+    never set it, it reads ``default_si`` (metres, m/s, m/s²) in the scene's units (a
+    centimetre scene's default radius is 35, not 0.35 = 3.5 mm); once set, it is the value
+    typed, in Blender units, like every length in Blender."""
+
+    def transform(self, stored, is_set):
+        if is_set:
+            return stored
+        scene = _scene_of(self)
+        scale = unit_scale(scene) if scene is not None else 1.0
+        return max(default_si / scale, minimum)
+
+    return transform
 
 
 def _preset_to_custom(self, _context):
@@ -154,6 +206,25 @@ class CAPSULE_COLLISION_PG_result(bpy.types.PropertyGroup):
         description="Faces found on evaluated geometry (modifiers) that do not map back",
     )
     stamp: StringProperty(name="Stamp", description="Level geometry stamp of this result")
+    inputs: StringProperty(
+        name="Inputs", description="Digest of the row's own inputs when it was computed "
+        "(capsule placement, path points, settings): a difference flags the row stale",
+    )
+    severity: EnumProperty(name="Severity", items=SEVERITY_ITEMS, default="NONE",
+                           description="How much this row matters (core.checks.severity)")
+    bounds: FloatVectorProperty(
+        name="Bounds", size=6, subtype="NONE",
+        description="World box of the row's faces or place, Blender units (min xyz, max xyz)",
+    )
+    has_bounds: BoolProperty(name="Has Bounds", default=False,
+                             description="Whether Bounds says where to frame the row")
+    instancer: StringProperty(
+        name="Instancer", description="The object instancing the row's object (a collection "
+        "or geometry-nodes instance), or empty",
+    )
+    event: StringProperty(name="Event", description="Walk event rows: the event's kind")
+    rate: IntProperty(name="Frame Rate", default=0, min=0,
+                      description="Walk rows: the simulation's steps per second (Hz)")
 
 
 class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
@@ -162,11 +233,13 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
     radius: FloatProperty(
         name="Radius", default=0.35, min=0.0001, soft_max=5.0, unit="LENGTH", precision=3,
         update=_preset_to_custom,
+        get_transform=default_in_scene_units(0.35, 0.0001),
         description="Capsule radius. Corridors narrower than twice this block the character",
     )
     height: FloatProperty(
         name="Height", default=1.8, min=0.0002, soft_max=10.0, unit="LENGTH", precision=3,
         update=_preset_to_custom,
+        get_transform=default_in_scene_units(1.8, 0.0002),
         description="Total capsule height, both caps included (at least twice the radius). "
         "Ceilings lower than this above a floor block the walk",
     )
@@ -179,34 +252,40 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
     step_height: FloatProperty(
         name="Step Height", default=0.35, min=0.0, soft_max=2.0, unit="LENGTH", precision=3,
         update=_preset_to_custom,
+        get_transform=default_in_scene_units(0.35, 0.0),
         description="Highest riser climbed without jumping; also the drop beyond which a "
         "landing counts as a fall. Higher risers are reported as steps too high",
     )
     min_step_depth: FloatProperty(
         name="Min Step Depth", default=0.15, min=0.0, soft_max=2.0, unit="LENGTH",
         precision=3, update=_preset_to_custom,
+        get_transform=default_in_scene_units(0.15, 0.0),
         description="Minimum tread behind a riser; shallower treads refuse the step",
     )
     skin_width: FloatProperty(
         name="Skin Width", default=0.02, min=0.00001, soft_max=0.2, unit="LENGTH", precision=4,
         update=_preset_to_custom,
+        get_transform=default_in_scene_units(0.02, 1e-05),
         description="Gap kept to surfaces after a hit (less than the radius). Larger values "
         "hide thin gaps and tolerate more penetration at the end of a move",
     )
     snap_distance: FloatProperty(
         name="Snap Distance", default=0.4, min=0.0, soft_max=2.0, unit="LENGTH", precision=3,
         update=_preset_to_custom,
+        get_transform=default_in_scene_units(0.4, 0.0),
         description="Stick-to-floor reach walking down steps and slopes; keep it at least "
         "step height + 2 x skin width or the character leaves the floor on every step down",
     )
     gravity: FloatProperty(
         name="Gravity", default=9.81, min=0.0, soft_max=50.0, unit="ACCELERATION",
         update=_preset_to_custom,
+        get_transform=default_in_scene_units(9.81, 0.0),
         description="Downward acceleration in the air and on steep ground; faster falls",
     )
     speed: FloatProperty(
         name="Speed", default=4.0, min=0.0001, soft_max=20.0, unit="VELOCITY",
         update=_preset_to_custom,
+        get_transform=default_in_scene_units(4.0, 0.0001),
         description="Horizontal walk-through speed; faster walks take longer strides per frame",
     )
     max_iterations: IntProperty(
@@ -216,7 +295,21 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
     max_fall_speed: FloatProperty(
         name="Max Fall Speed", default=55.0, min=0.0001, soft_max=200.0, unit="VELOCITY",
         update=_preset_to_custom,
+        get_transform=default_in_scene_units(55.0, 0.0001),
         description="Terminal falling speed",
+    )
+
+    jump_height: FloatProperty(
+        name="Jump Height", default=0.0, min=0.0, soft_max=5.0, unit="LENGTH", precision=3,
+        update=_preset_to_custom,
+        get_transform=default_in_scene_units(0.0, 0.0),
+        description="Apex of the character's jump above its feet; 0: no jumps. Only "
+        "Reachability uses it (jumps up onto ledges and across gaps)",
+    )
+    model: EnumProperty(
+        name="Model", items=MODEL_ITEMS, default="EXACT", update=_preset_to_custom,
+        description="Which behaviour every verdict models: the exact limits, or the Jolt or "
+        "Rapier character at its limits (set by the Jolt and Rapier presets)",
     )
 
     preset: EnumProperty(
@@ -237,11 +330,23 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
     show_capsules: BoolProperty(name="Capsules", default=True,
                                 description="Draw capsules (red when penetrating)")
     show_penetration: BoolProperty(name="Penetration", default=True,
-                                   description="Draw penetrated faces")
+                                   description="Draw penetrated faces, contact points, the "
+                                   "push-out arrow and the depth")
     show_walkability: BoolProperty(name="Walkability", default=True,
                                    description="Draw walkability colours")
     show_traces: BoolProperty(name="Traces", default=True, description="Draw walk traces")
-    show_events: BoolProperty(name="Events", default=True, description="Draw walk events")
+    show_events: BoolProperty(name="Events", default=True,
+                              description="Draw walk event markers, labelled by kind and value")
+    show_stand: BoolProperty(name="Stand", default=True,
+                             description="Draw faces the stand test found (cannot stand)")
+    show_stairs: BoolProperty(name="Stairs", default=True,
+                              description="Draw the stair audit's risers (too high, too shallow)")
+    show_headroom: BoolProperty(name="Headroom", default=True,
+                                description="Draw faces with headroom below the capsule height")
+    show_ledges: BoolProperty(name="Ledges", default=True,
+                              description="Draw walkable faces on a ledge over an unsafe drop")
+    show_legend: BoolProperty(name="Legend", default=True,
+                              description="Draw the overlay's legend in the viewport corner")
     live_check: BoolProperty(
         name="Live Check", default=True,
         description="Re-check a capsule whenever it moves, against the cached level",
@@ -280,11 +385,13 @@ class CAPSULE_COLLISION_PG_object(bpy.types.PropertyGroup):
                        description="Objects with a role are never collision geometry")
     radius: FloatProperty(name="Radius", default=0.35, min=0.0001, soft_max=5.0,
                           unit="LENGTH", precision=3, description="Capsule radius",
-                          update=_recheck_capsule)
+                          update=_recheck_capsule,
+                          get_transform=default_in_scene_units(0.35, 0.0001))
     height: FloatProperty(name="Height", default=1.8, min=0.0002, soft_max=10.0,
                           unit="LENGTH", precision=3,
                           description="Total capsule height from the foot (origin) up local Z",
-                          update=_recheck_capsule)
+                          update=_recheck_capsule,
+                          get_transform=default_in_scene_units(1.8, 0.0002))
     expect: EnumProperty(name="Expect", items=EXPECT_ITEMS, default="ANY",
                          description="What this capsule's placement must give")
     penetrating_count: IntProperty(name="Penetrating", default=-1, min=-1,
@@ -312,7 +419,7 @@ def controller_settings(scene) -> ControllerSettings:
     for name, unit in SETTINGS_UNITS.items():
         value = as_typed(getattr(s, name))
         kw[name] = value * scale if unit in SCALED_UNITS else value
-    return ControllerSettings(**kw)
+    return ControllerSettings(**kw, model=s.model.lower())
 
 
 def write_controller_settings(scene, settings: ControllerSettings, preset="CUSTOM"):
@@ -324,6 +431,7 @@ def write_controller_settings(scene, settings: ControllerSettings, preset="CUSTO
         for name, unit in SETTINGS_UNITS.items():
             value = getattr(settings, name)
             setattr(s, name, float(value) / scale if unit in SCALED_UNITS else value)
+        s.model = settings.model.upper()
         s.preset = preset
     finally:
         del s["_applying_preset"]

@@ -12,6 +12,8 @@ from . import (
     live,
     operators,
     operators_audit,
+    operators_recheck,
+    operators_select,
     operators_walk,
     overlay,
     panels,
@@ -19,7 +21,8 @@ from . import (
 )
 
 # properties first: the other modules' classes point at its property groups
-classes = tuple(c for m in (properties, operators, operators_audit, operators_walk, panels)
+classes = tuple(c for m in (properties, operators, operators_select, operators_recheck,
+                           operators_audit, operators_walk, panels)
                 for c in m.classes)
 HOOK_MODULES = (live, gizmos, overlay)
 

@@ -9,6 +9,7 @@ attributes on the ORIGINAL meshes, rows on ``scene.capsule_collision.results``, 
 import bpy
 import numpy as np
 
+from ..core.checks.severity import PASSED, SEVERITIES, count_by_severity
 from . import properties, scene_data
 
 RESULTS_COLLECTION = scene_data.RESULTS_COLLECTION  # "Capsule Collision Results"
@@ -55,6 +56,14 @@ def object_for(name):
     return None
 
 
+def instancer_of(level_name, target) -> str:
+    """The instancer part of a level object name ``"<instancer>/<object>"`` whose object is
+    ``target`` ("" for an object of the scene itself)."""
+    if target is None or level_name == target.name:
+        return ""
+    return level_name[: -(len(target.name) + 1)]
+
+
 def group_triangles(level, tris):
     """Triangles of the level grouped by source object.
 
@@ -91,7 +100,9 @@ def mesh_objects_of_level(level):
 
 # ---------------------------------------------------------------- face attributes
 
-def _face_attribute(mesh, name, data_type):
+def face_attribute(mesh, name, data_type):
+    """The FACE attribute ``name`` of ``data_type`` on ``mesh`` (replaced if of another
+    type)."""
     attr = mesh.attributes.get(name)
     if attr is not None and (attr.domain != "FACE" or attr.data_type != data_type):
         mesh.attributes.remove(attr)
@@ -116,7 +127,7 @@ def write_face_flags(level, name, faces_by_mesh):
         if faces is not None and len(faces):
             faces = np.asarray(faces)
             flags[faces[faces < flags.size]] = True
-        _face_attribute(me, name, "BOOLEAN").data.foreach_set("value", flags)
+        face_attribute(me, name, "BOOLEAN").data.foreach_set("value", flags)
         me.update()
     return len(meshes)
 
@@ -161,7 +172,7 @@ def write_walkability(level, codes):
         sel = np.isin(level.tri_object, names[mesh_name]) & (level.tri_orig_face >= 0)
         sel &= level.tri_orig_face < n_faces
         np.maximum.at(face_code, level.tri_orig_face[sel], codes[sel].astype(np.int8))
-        _face_attribute(me, WALKABILITY_ATTRIBUTE, "INT8").data.foreach_set("value", face_code)
+        face_attribute(me, WALKABILITY_ATTRIBUTE, "INT8").data.foreach_set("value", face_code)
         loop_total = np.empty(n_faces, np.int32)
         me.polygons.foreach_get("loop_total", loop_total)
         corner_code = np.repeat(face_code, loop_total)
@@ -193,6 +204,44 @@ def remove_attributes(names=ALL_ATTRIBUTES):
 
 
 # ---------------------------------------------------------------- rows
+
+ROW_IDENTITY = ("kind", "capsule", "object", "label", "faces", "stamp", "inputs", "severity",
+                "face_count", "unmapped", "instancer")
+
+
+def _identity(values) -> tuple:
+    out = []
+    for key in ROW_IDENTITY:
+        v = values.get(key, "" if key not in ("face_count", "unmapped") else 0)
+        if key == "faces" and not isinstance(v, str):
+            v = properties.encode_faces(v)
+        out.append(v)
+    return tuple(out)
+
+
+def rows_equal(scene, kind, owners, rows) -> bool:
+    """Whether the scene's rows of ``kind`` owned by ``owners`` are ``rows`` (dicts), in order
+    (same labels, faces, stamps, inputs, severities): nothing to write."""
+    have = [r for r in scene.capsule_collision.results
+            if r.kind == kind and r.capsule in owners]
+    if len(have) != len(rows):
+        return False
+    return all(_identity({k: getattr(r, k) for k in ROW_IDENTITY}) == _identity(v)
+               for r, v in zip(have, rows))
+
+
+def drop_orphan_rows(scene, kind) -> int:
+    """Remove the rows of ``kind`` whose capsule or path is no longer in the scene (deleted
+    or renamed); returns how many. Called whenever rows of that kind are written."""
+    s = scene.capsule_collision
+    gone = [i for i, r in enumerate(s.results)
+            if r.kind == kind and r.capsule and r.capsule not in scene.objects]
+    for i in reversed(gone):
+        s.results.remove(i)
+    if gone:
+        s.results_index = min(s.results_index, len(s.results) - 1)
+    return len(gone)
+
 
 def replace_rows(scene, kinds, rows, owners=None):
     """Drop the scene's rows of ``kinds`` and append ``rows`` (dicts of row fields).
@@ -231,6 +280,27 @@ def object_rows(level, kind, label, owner, groups, values=None):
                      "face_count": int(faces.size + unmapped), "value": float(value),
                      "faces": faces, "unmapped": int(unmapped), "stamp": level.stamp})
     return rows
+
+
+def severity_counts(scene) -> dict:
+    """``{"error": n, "warning": m, "info": k, "passed": p}`` over the scene's rows (core's
+    ``count_by_severity``; data rows such as walkability classes are not counted)."""
+    rows = scene.capsule_collision.results
+    counts = count_by_severity(r.severity.lower() for r in rows
+                               if r.severity.lower() in SEVERITIES)
+    counts[PASSED] = sum(1 for r in rows if r.severity == "PASSED")
+    return counts
+
+
+def summary_text(counts) -> str:
+    """"2 errors, 1 warning, 4 passed" (infos only when there are some)."""
+    def n(count, word):
+        return f"{count} {word}{'' if count == 1 else 's'}"
+
+    parts = [n(counts["error"], "error"), n(counts["warning"], "warning")]
+    if counts["info"]:
+        parts.append(n(counts["info"], "info"))
+    return ", ".join(parts) + f", {counts[PASSED]} passed"
 
 
 # ---------------------------------------------------------------- results collection

@@ -19,6 +19,10 @@ separate objects sharing a mesh and are read once per object. A matrix with a ne
 determinant (a mirror, negative scale) reverses the winding of its triangles so normals still
 point out of the geometry.
 
+Objects in Edit Mode are read from their edit data (``readable_mesh``: what the viewport
+shows, modifiers applied; nothing is flushed and the designer stays in Edit Mode), so a level
+never loses a mesh because a designer is editing it; ``LevelGeometry.edit_objects`` names them.
+
 Map back to faces: ``tri_object`` / ``tri_face`` name the object and the polygon of its
 evaluated mesh. ``tri_orig_face`` is the polygon of the ORIGINAL mesh (the one a designer
 selects in Edit Mode): the identity when the evaluated mesh has the same faces as the original
@@ -35,12 +39,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import bpy
 import numpy as np
 
-from ..core import Capsule, TriangleMesh, as_typed
+from ..core import TriangleMesh, as_typed
+from .scene_shapes import capsule_of, path_points, world_points
 
 RESULTS_COLLECTION = "Capsule Collision Results"
 NO_ORIGINAL_FACE = -1  # tri_orig_face where an evaluated face maps to no original face
@@ -65,6 +72,8 @@ class LevelGeometry:
     unit_scale : metres per Blender unit
     stamp : hex digest of the geometry (vertices, triangles, names, face maps): equal stamps,
         equal level, across sessions too
+    edit_objects : names read from the edit data of objects in Edit Mode (their edits are
+        checked though not yet in the original mesh; the status says so)
     """
 
     mesh: TriangleMesh
@@ -74,6 +83,7 @@ class LevelGeometry:
     tri_orig_face: np.ndarray
     unit_scale: float
     stamp: str
+    edit_objects: tuple[str, ...] = ()
 
     def faces_of(self, triangles) -> dict[str, np.ndarray]:
         """Original face indices per object name for triangle indices ``triangles`` (int array).
@@ -261,23 +271,33 @@ def same_topology(original_mesh, evaluated_mesh) -> bool:
     return bool(np.array_equal(_face_sizes(original_mesh), _face_sizes(evaluated_mesh)))
 
 
-def _world(pos32: np.ndarray, matrix, unit_scale: float) -> tuple[np.ndarray, bool]:
-    m = np.array(matrix, dtype=np.float64)
-    rot = m[:3, :3]
-    out = pos32.astype(np.float64) @ rot.T
-    out += m[:3, 3]
-    if unit_scale != 1.0:
-        out *= unit_scale
-    return out, bool(np.linalg.det(rot) < 0.0)
-
-
 @dataclass(frozen=True, eq=False)
-class _Part:
+class Part:
+    """One collision object or instance as arrays (``read_part``).
+
+    name : object name, or "<instancer>/<object>" for an instance
+    vertices : (V, 3) float64 world metres; triangles : (M, 3) int32 local vertex indices,
+    winding fixed (outward); tri_face, tri_orig_face : (M,) int32 (see ``LevelGeometry``);
+    digest : sha1 of all of the above (``part_digest``): equal digests, equal part
+    """
+
     name: str
-    vertices: np.ndarray  # (V, 3) float64 world metres
-    triangles: np.ndarray  # (M, 3) int32 local vertex indices, winding fixed
+    vertices: np.ndarray
+    triangles: np.ndarray
     tri_face: np.ndarray
     tri_orig_face: np.ndarray
+    digest: bytes
+    from_edit_mode: bool = False  # read from the edit data of an object in Edit Mode
+
+
+# Modifiers that only move vertices: the evaluated faces are the original faces. Used for
+# objects in Edit Mode, whose original mesh is not current (the edit data is not flushed).
+DEFORM_MODIFIERS = frozenset((
+    "ARMATURE", "CAST", "CORRECTIVE_SMOOTH", "CURVE", "DISPLACE", "HOOK", "LAPLACIANDEFORM",
+    "LAPLACIANSMOOTH", "LATTICE", "MESH_CACHE", "MESH_DEFORM", "MESH_SEQUENCE_CACHE",
+    "NORMAL_EDIT", "SHRINKWRAP", "SIMPLE_DEFORM", "SMOOTH", "SURFACE_DEFORM", "UV_PROJECT",
+    "UV_WARP", "VERTEX_WEIGHT_EDIT", "VERTEX_WEIGHT_MIX", "VERTEX_WEIGHT_PROXIMITY", "WARP",
+    "WAVE", "WEIGHTED_NORMAL"))
 
 
 def has_modifiers(obj) -> bool:
@@ -285,32 +305,91 @@ def has_modifiers(obj) -> bool:
     return any(m.show_viewport for m in obj.modifiers)
 
 
-def faces_map_back(original_obj, evaluated_mesh) -> bool:
-    """Whether evaluated face i of ``original_obj`` is its original face i (see module doc)."""
-    return not has_modifiers(original_obj) or same_topology(original_obj.data, evaluated_mesh)
+def in_edit_mode(eval_obj) -> bool:
+    """Whether the evaluated object wraps an edit mesh (its object is in Edit Mode): its
+    arrays are then not readable (``readable_mesh`` converts them)."""
+    return bool(getattr(eval_obj.data, "is_editmode", False))
 
 
-def _read_part(name, eval_obj, original_obj, matrix, unit_scale, maps_back) -> _Part | None:
-    me = eval_obj.data
-    pos, tris, tri_face = mesh_triangles(me)
-    if tris.shape[0] == 0:
-        return None
-    verts, flipped = _world(pos, matrix, unit_scale)
+@contextmanager
+def readable_mesh(eval_obj):
+    """The evaluated mesh of ``eval_obj`` with readable arrays (a context manager).
+
+    An object in Edit Mode evaluates to a wrapper around its edit data: Python sees no
+    ``position`` attribute and no (or stale) counts. ``to_mesh()`` converts the edit data with
+    the modifiers applied, as the viewport shows it; nothing is flushed to the original mesh
+    and the designer stays in Edit Mode. Other objects yield their evaluated mesh as is."""
+    if not in_edit_mode(eval_obj):
+        yield eval_obj.data
+        return
+    try:
+        yield eval_obj.to_mesh()
+    finally:
+        eval_obj.to_mesh_clear()
+
+
+def faces_map_back(original_obj, evaluated_mesh, edit_mode=False) -> bool:
+    """Whether evaluated face i of ``original_obj`` is its original face i (see module doc).
+
+    In Edit Mode the original mesh is not current, so only deform modifiers keep the map."""
+    if not has_modifiers(original_obj):
+        return True
+    if edit_mode:
+        return all(m.type in DEFORM_MODIFIERS for m in original_obj.modifiers if m.show_viewport)
+    return same_topology(original_obj.data, evaluated_mesh)
+
+
+def part_digest(name, vertices, triangles, tri_orig_face) -> bytes:
+    """sha1 of what a level is built from for one part: name, shapes, vertices, triangles,
+    original faces."""
+    h = hashlib.sha1(usedforsecurity=False)
+    h.update(name.encode() + b"\0")
+    h.update(np.array(vertices.shape + triangles.shape, np.int64).tobytes())
+    h.update(vertices.tobytes())
+    h.update(np.ascontiguousarray(triangles).tobytes())
+    h.update(tri_orig_face.tobytes())
+    return h.digest()
+
+
+class PartSource(NamedTuple):
+    """Where one part comes from (``part_sources``): its name, the EVALUATED object whose
+    mesh is read, the ORIGINAL object its faces map back to (None: faces made by nodes), the
+    world matrix, and whether its faces may map back at all. Valid only while the depsgraph
+    iteration that yielded it runs (instance objects are temporary)."""
+
+    name: str
+    eval_obj: Any
+    original: Any
+    matrix: Any
+    maps_back: bool
+
+
+def read_part(source: PartSource, unit_scale: float) -> Part | None:
+    """The arrays of one part (None when its mesh has no faces); an object in Edit Mode is
+    read from its edit data (``readable_mesh``)."""
+    edit = in_edit_mode(source.eval_obj)
+    with readable_mesh(source.eval_obj) as me:
+        pos, tris, tri_face = mesh_triangles(me)
+        if tris.shape[0] == 0:
+            return None
+        mapped = (source.maps_back and source.original is not None
+                  and faces_map_back(source.original, me, edit))
+    verts, flipped = world_points(pos, source.matrix, unit_scale)
     if flipped:
         tris = tris[:, [0, 2, 1]]
-    if maps_back and original_obj is not None and faces_map_back(original_obj, me):
+    if mapped:
         orig = tri_face  # no modifier (shape keys and edit mode keep faces) or same faces
     else:
         orig = np.full(tri_face.shape, NO_ORIGINAL_FACE, dtype=np.int32)
-    return _Part(name, verts, tris, tri_face, orig)
+    return Part(source.name, verts, tris, tri_face, orig,
+                part_digest(source.name, verts, tris, orig), edit)
 
 
-def read_parts(depsgraph, scene) -> list[_Part]:
-    """Every collision object and instance as arrays (one entry per object or instance)."""
+def part_sources(depsgraph, scene):
+    """Every collision object and instance of the scene's source, in level order (a
+    generator of ``PartSource``; read each before asking for the next)."""
     accept = _member_filter(scene)
     source, _ = _source(scene)
-    unit = unit_scale_of(scene)
-    parts: list[_Part] = []
     seen: set[str] = set()
     for inst in depsgraph.object_instances:
         ob = inst.object
@@ -321,39 +400,41 @@ def read_parts(depsgraph, scene) -> list[_Part]:
                 continue
             parent = inst.parent.original
             inner = inst.instance_object.original
-            name = f"{parent.name}/{inner.name}"
             # geometry made by nodes: the instance's mesh is not the instanced object's mesh
             generated = inner == parent
-            part = _read_part(name, ob, None if generated else inner, inst.matrix_world, unit,
-                              not generated)
+            yield PartSource(f"{parent.name}/{inner.name}", ob, None if generated else inner,
+                             inst.matrix_world.copy(), not generated)
         else:
             orig = ob.original
             if not accept(orig):
                 continue
             seen.add(orig.name)
-            part = _read_part(orig.name, ob, orig, inst.matrix_world, unit, True)
-        if part is not None:
-            parts.append(part)
+            yield PartSource(orig.name, ob, orig, inst.matrix_world.copy(), True)
     if source != "VISIBLE":  # hidden collision proxies still collide
         for orig in collision_objects(scene, depsgraph):
             if orig.name in seen:
                 continue
             ev = orig.evaluated_get(depsgraph)
-            part = _read_part(orig.name, ev, orig, ev.matrix_world, unit, True)
-            if part is not None:
-                parts.append(part)
+            yield PartSource(orig.name, ev, orig, ev.matrix_world.copy(), True)
+
+
+def read_parts(depsgraph, scene) -> list[Part]:
+    """Every collision object and instance as arrays (one entry per object or instance)."""
+    unit = unit_scale_of(scene)
+    parts = []
+    for src in part_sources(depsgraph, scene):
+        part = read_part(src, unit)
+        if part is not None:
+            parts.append(part)
     return parts
 
 
 def parts_digest(parts) -> bytes:
-    """A digest of everything a level is built from: names, vertices, triangles, face maps."""
+    """A digest of everything a level is built from: the parts' digests in order (so a
+    level patched part by part gets the digest a full read gives)."""
     h = hashlib.sha1(usedforsecurity=False)
     for p in parts:
-        h.update(p.name.encode() + b"\0")
-        h.update(np.array(p.vertices.shape + p.triangles.shape, np.int64).tobytes())
-        h.update(p.vertices.tobytes())
-        h.update(np.ascontiguousarray(p.triangles).tobytes())
-        h.update(p.tri_orig_face.tobytes())
+        h.update(p.digest)
     return h.digest()
 
 
@@ -392,6 +473,7 @@ def level_from_parts(parts, unit_scale: float, digest: bytes | None = None) -> L
         tri_orig_face=tri_orig,
         unit_scale=unit_scale,
         stamp=digest.hex()[:16],
+        edit_objects=tuple(p.name for p in parts if p.from_edit_mode),
     )
 
 
@@ -400,88 +482,5 @@ def read_level(depsgraph, scene) -> LevelGeometry:
     return level_from_parts(read_parts(depsgraph, scene), unit_scale_of(scene))
 
 
-# ---------------------------------------------------------------- capsules and paths
-def capsule_of(obj, unit_scale: float) -> Capsule:
-    """The capsule an Empty stands for, in world metres: foot = origin, axis = local Z.
-
-    Radius and height come from ``obj.capsule_collision`` (Blender units), scaled by the
-    object's scale (radius by the larger of the X/Y scales, height by the Z scale) and by
-    ``unit_scale``. ValueError when the object carries no capsule or the sizes are invalid.
-    """
-    pg = getattr(obj, "capsule_collision", None)
-    if pg is None or not hasattr(pg, "radius"):
-        raise ValueError(f"object {obj.name!r} is not a capsule (no capsule properties)")
-    m = np.array(obj.matrix_world, dtype=np.float64)
-    cols = np.linalg.norm(m[:3, :3], axis=0)
-    if cols[2] == 0.0:
-        raise ValueError(f"capsule {obj.name!r} has zero scale along its axis")
-    radius = float(pg.radius) * float(max(cols[0], cols[1])) * unit_scale
-    height = float(pg.height) * float(cols[2]) * unit_scale
-    foot = m[:3, 3] * unit_scale
-    up = m[:3, 2] / cols[2]
-    try:
-        return Capsule.upright(foot, height, radius, up=up)
-    except ValueError as exc:
-        raise ValueError(f"capsule {obj.name!r}: {exc}") from exc
-
-
-def _ordered_chain(n_vert: int, edges: np.ndarray, name: str) -> np.ndarray:
-    """Vertex order of a single open or closed polyline given its edges (E, 2)."""
-    if edges.shape[0] == 0:
-        return np.arange(n_vert)
-    used = np.unique(edges)
-    degree = np.bincount(edges.ravel(), minlength=n_vert)
-    if (degree > 2).any():
-        raise ValueError(f"path {name!r} branches (a vertex with more than two edges)")
-    ends = np.flatnonzero(degree == 1)
-    start = int(ends[0]) if ends.size else int(used[0])
-    nbrs: dict[int, list[int]] = {}
-    for a, b in edges.tolist():
-        nbrs.setdefault(a, []).append(b)
-        nbrs.setdefault(b, []).append(a)
-    order = [start]
-    prev = -1
-    cur = start
-    for _ in range(used.size):  # capped: at most one step per vertex
-        nxt = [v for v in nbrs[cur] if v != prev]
-        if not nxt or nxt[0] == start:
-            break
-        prev, cur = cur, nxt[0]
-        order.append(cur)
-    if len(order) != used.size:
-        raise ValueError(f"path {name!r} has separate pieces: use one connected polyline")
-    return np.array(order)
-
-
-def path_points(obj, depsgraph, unit_scale: float) -> np.ndarray:
-    """(N, 3) float64 world metres along a path object, N >= 2.
-
-    A curve object (any spline type) is evaluated (its resolution, modifiers) into its
-    polyline; a mesh object is an ordered polyline: its vertices in edge order from one end
-    (vertex order when it has no edges). ValueError for other types, a branching or broken
-    polyline, or fewer than 2 points.
-    """
-    if obj.type not in {"CURVE", "MESH"}:
-        raise ValueError(f"path {obj.name!r} must be a curve or a mesh polyline, "
-                         f"not {obj.type.lower()}")
-    ev = obj.evaluated_get(depsgraph)
-    me = ev.to_mesh()
-    try:
-        n = len(me.vertices)
-        pos = np.empty(n * 3, dtype=np.float32)
-        if n:
-            me.attributes["position"].data.foreach_get("vector", pos)
-        edges = np.empty(len(me.edges) * 2, dtype=np.int32)
-        if len(me.edges):
-            me.edges.foreach_get("vertices", edges)
-        if len(me.polygons):
-            raise ValueError(f"path {obj.name!r} has faces: use a curve without bevel or a "
-                             "mesh of edges only")
-        order = _ordered_chain(n, edges.reshape(-1, 2), obj.name)
-        pts, _ = _world(pos.reshape(-1, 3)[order], ev.matrix_world, unit_scale)
-    finally:
-        ev.to_mesh_clear()
-    if pts.shape[0] < 2:
-        raise ValueError(f"path {obj.name!r} has {pts.shape[0]} point(s); a walk needs at "
-                         "least 2")
-    return pts
+__all__ = ["LevelGeometry", "read_level", "read_parts", "level_from_parts", "capsule_of",
+           "path_points", "world_points", "membership", "collision_objects"]

@@ -12,6 +12,7 @@ from .checks.audits import (
     stand_test,
     walkable_faces,
 )
+from .checks.push_out import PushOut, push_out
 from .checks.reachability import Reachability, Region, reachability
 from .checks.sanity import SanityWarning, level_warnings
 from .checks.walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles, face_slopes
@@ -30,6 +31,7 @@ from .geometry.shapes import Capsule, Contact, Hit
 from .geometry.sweep import sweep_capsule_triangle
 from .mesh.contacts import ContactBatch
 from .mesh.hoods import Hood
+from .mesh.patched import PatchedMesh, replace_triangles
 from .mesh.sweeps import SweepBatch
 from .mesh.triangle_mesh import TriangleMesh
 from .walk.report import EVENTS, EventKind, event_label
@@ -60,6 +62,8 @@ __all__ = [
     "ContactBatch",
     "SweepBatch",
     "Hood",
+    "PatchedMesh",
+    "replace_triangles",
     "classify_triangles",
     "face_slopes",
     "WALKABLE",
@@ -94,5 +98,7 @@ __all__ = [
     "Reachability",
     "Region",
     "level_warnings",
+    "push_out",
+    "PushOut",
     "SanityWarning",
 ]

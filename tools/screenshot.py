@@ -57,7 +57,7 @@ def render(sample_level, out: str, width: int, height: int) -> str:
     scene = bpy.context.scene
     sample_level.build(scene)
     bpy.context.view_layer.update()
-    for name in ("check_penetration", "walkthrough"):
+    for name in ("check_penetration", "walkthrough", "stair_audit"):
         try:
             _op(bpy, name)
         except RuntimeError as exc:  # an {'ERROR'} report: say it, draw what there is
@@ -98,9 +98,7 @@ def render(sample_level, out: str, width: int, height: int) -> str:
                               do_color_management=True)
         with offscreen.bind():
             fb = gpu.state.active_framebuffer_get()
-            gpu.matrix.load_matrix(view)
-            gpu.matrix.load_projection_matrix(proj)
-            overlay.draw_scene(scene, depsgraph)
+            overlay.draw_offscreen(scene, depsgraph, view, proj, width, height)
             pixels = np.array(fb.read_color(0, 0, width, height, 4, 0, "FLOAT").to_list(),
                               dtype=np.float32)
     finally:

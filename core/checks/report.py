@@ -29,6 +29,8 @@ import numpy as np
 from ..walk.report import EVENTS
 from ..walk.walkthrough import FRAME_RATES, compare_frame_rates, walkthrough_many
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test
+from .naming import TriangleNames
+from .problems import headroom_problems, ledge_problems, stair_problems, stand_problems
 from .sanity import level_warnings
 from .verdicts import (
     MIN_REPORTED_DEPTH,
@@ -207,28 +209,6 @@ def _frame_rate_finding(path, fr) -> Finding | None:
                    f"check the geometry near the event (a sliver, a seam or a borderline step)")
 
 
-# ----------------------------------------------------------------------------- naming
-class TriangleNames:
-    """Names triangles as ``{"triangle", "object", "face"}``. ``geometry`` is the extension's
-    LevelGeometry (``objects``, ``tri_object``, ``tri_orig_face``) or None (plain core: the
-    object and face are null)."""
-
-    def __init__(self, geometry=None):
-        self.geometry = geometry
-
-    def name(self, triangle) -> dict:
-        t = int(triangle)
-        g = self.geometry
-        if g is None or t < 0:
-            return {"triangle": t, "object": None, "face": None}
-        face = int(g.tri_orig_face[t])
-        return {"triangle": t, "object": str(g.objects[int(g.tri_object[t])]),
-                "face": face if face >= 0 else None}
-
-    def object_of(self, triangle) -> str | None:
-        return self.name(triangle)["object"]
-
-
 def _pos(p) -> list:
     return [round(float(x), 4) for x in p]
 
@@ -326,13 +306,13 @@ def _audits_section(res: LevelResults, names: TriangleNames) -> dict:
     if res.stand is not None:
         st = res.stand
         out["cannot_stand"] = {
-            "faces": int(len(st.faces)), "of_walkable": int(len(st.tested)),
+            "faces": int(stand_problems(st).rows.size), "of_walkable": int(len(st.tested)),
             "deepest": _audit_rows(names, st.faces, st.depth, st.position,
                                    np.argsort(-st.depth, kind="stable"), "depth_m", "")}
     if res.stairs is not None:
         sa = res.stairs  # rows are the riser triangles of stair flights (core.audits.stairs)
         first = np.unique(sa.step, return_index=True)[1]  # one row per riser
-        bad = first[(sa.too_high | sa.too_shallow)[first]]
+        bad = stair_problems(sa).rows  # core.checks.problems: the panel's rule too
         worst = []
         for k in bad[np.argsort(-sa.rise[bad], kind="stable")][:WORST_ROWS]:
             row = dict(names.name(sa.riser[k]), position=_pos(sa.position[k]),
@@ -350,7 +330,7 @@ def _audits_section(res: LevelResults, names: TriangleNames) -> dict:
     if res.headroom is not None:
         h = res.headroom
         out["low_headroom"] = {
-            "faces": int(len(h.faces)),
+            "faces": int(headroom_problems(h).rows.size),
             "lowest": _audit_rows(names, h.faces, h.clearance, h.position,
                                   np.argsort(h.clearance, kind="stable"), "clearance_m", "")}
     if res.ledges is not None:
@@ -363,7 +343,7 @@ def _audits_section(res: LevelResults, names: TriangleNames) -> dict:
             row.update(length_m=round(float(lg.length[k]), 6), start=_pos(lg.start[k]),
                        end=_pos(lg.end[k]))
         out["ledges"] = {
-            "runs": int(len(lg.faces)),
+            "runs": int(ledge_problems(lg).rows.size),
             "faces": int(len(np.unique(lg.edge_faces))),
             "highest": rows}
     return out

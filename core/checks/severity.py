@@ -11,7 +11,11 @@ kind has a default severity:
   (cannot stand, low headroom, a riser above the step height), islands and traps, a verdict
   that changes with the frame rate, a level that looks rotated or in centimetres, a level with
   nothing to check. ``--fail-on warning`` fails on these too.
-- ``info``: worth seeing, not worth failing: ledges over drops (many are deliberate).
+- ``info``: worth seeing, not worth failing: ledges over drops (many are deliberate), the
+  events of a walk other than the one that broke its expectation.
+
+What is *not* a finding is ``PASSED`` (a capsule clear as expected, a walk that met its
+expectation): the panel counts those too ("N errors, M warnings, K passed").
 
 ``SEVERITIES`` is ordered most severe first; ``rank`` sorts findings so (next/previous finding
 in the panel, the console, the report).
@@ -23,11 +27,15 @@ ERROR = "error"
 WARNING = "warning"
 INFO = "info"
 SEVERITIES = (ERROR, WARNING, INFO)  # most severe first
+PASSED = "passed"  # a check's result that is no finding (never a severity of a finding)
 
 # Finding kinds and their default severity (the README's table is generated from this one).
 DEFAULT_SEVERITY = {
     "capsule": ERROR,  # a capsule's expectation (clear / penetrating) did not hold
     "walk": ERROR,  # a path's expectation (reached_goal / an event) did not hold
+    "penetration": WARNING,  # a capsule with no expectation penetrates (the panel's rows)
+    "route": WARNING,  # a path with no expectation does not reach its goal (the panel's rows)
+    "walk_event": INFO,  # an event on a walk that is not what broke its expectation
     "target": ERROR,  # a reachability target's expectation did not hold
     "frame_rate": WARNING,  # a walk's verdict differs between 30, 60 and 120 Hz
     "stand": WARNING,  # walkable floor where the character cannot stand (cramped)

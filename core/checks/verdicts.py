@@ -8,8 +8,10 @@ pipeline CLI (``tools/levelcheck.py``), so both judge a level the same way.
   ``"any"``, ``"reached_goal"`` or a walk event kind that must occur (``"step_too_high"`` ...).
   Parsing is case-insensitive (the extension's enums are upper case) and strict: anything else
   is a ``ValueError`` naming the field and the allowed values, never silently ``"clear"``.
-- ``capsule_verdicts``: which triangles each capsule penetrates deeper than ``min_depth``
-  metres (``MIN_REPORTED_DEPTH`` by default), its deepest contact and push-out.
+- ``capsule_verdicts`` (``capsule_verdict`` for one): which triangles each capsule penetrates
+  deeper than ``min_depth`` metres (``MIN_REPORTED_DEPTH`` by default), its deepest contact and
+  push-out. The ONE rule for a capsule: the extension's live check, Check Penetration and the
+  CLI all call it, so a capsule is never red in the viewport and clear in the report.
 - ``walk_verdict``: one word for a ``WalkReport``: ``"reached_goal"``, else its first event
   kind, else ``"ended"`` (the time limit passed with neither).
 - ``capsule_finding`` / ``walk_finding``: a ``Finding`` when an expectation did not hold.
@@ -24,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..constants import MIN_REPORTED_DEPTH
+from ..constants import EXACT_TIE_REL, MIN_REPORTED_DEPTH
 from ..geometry.shapes import Capsule
 from ..walk.walkthrough import EVENT_KINDS
 from .severity import parse_severity, severity_of
@@ -150,7 +152,10 @@ def capsule_verdicts(mesh, capsules, min_depth: float = MIN_REPORTED_DEPTH) -> l
     """One CapsuleVerdict per ``Capsule`` in ``capsules`` (one batched mesh query).
 
     A contact counts when its depth exceeds ``min_depth`` metres (strictly; touching is never
-    a contact: README.md, Decisions)."""
+    a contact: README.md, Decisions). When ``min_depth`` is so small that a float touching tie
+    could pass it (at most ``EXACT_TIE_REL`` x twice the largest coordinate, e.g. 0), each
+    capsule is decided by the mesh's single-capsule query, which settles ties exactly
+    (``core.exact``); above that the batched float query gives the same answer."""
     min_depth = parse_min_depth(min_depth)
     capsules = list(capsules)
     if not capsules:
@@ -158,6 +163,10 @@ def capsule_verdicts(mesh, capsules, min_depth: float = MIN_REPORTED_DEPTH) -> l
     a = np.array([c.a for c in capsules], dtype=np.float64)
     b = np.array([c.b for c in capsules], dtype=np.float64)
     r = np.array([c.radius for c in capsules], dtype=np.float64)
+    magnitude = max(float(np.abs(np.asarray(mesh.aabb)).max()), float(np.abs(a).max()),
+                    float(np.abs(b).max()), float(r.max()))
+    if min_depth <= EXACT_TIE_REL * 2.0 * magnitude:
+        return [_exact_verdict(mesh, c, min_depth) for c in capsules]
     batch = mesh.capsule_contacts_many(a, b, r)
     keep = batch.depth > min_depth
     q = batch.query[keep]
@@ -168,6 +177,22 @@ def capsule_verdicts(mesh, capsules, min_depth: float = MIN_REPORTED_DEPTH) -> l
         out.append(CapsuleVerdict(batch.triangle[order].astype(np.int64), batch.depth[order],
                                   batch.normal[order], batch.point[order]))
     return out
+
+
+def capsule_verdict(mesh, capsule, min_depth: float = MIN_REPORTED_DEPTH) -> CapsuleVerdict:
+    """``capsule_verdicts`` of one ``Capsule`` (the live check's form)."""
+    return capsule_verdicts(mesh, [capsule], min_depth)[0]
+
+
+def _exact_verdict(mesh, capsule, min_depth: float) -> CapsuleVerdict:
+    contacts = [c for c in mesh.capsule_contacts(capsule) if c.depth > min_depth]
+    if not contacts:
+        return CapsuleVerdict(np.empty(0, np.int64), np.empty(0), np.empty((0, 3)),
+                              np.empty((0, 3)))
+    return CapsuleVerdict(np.array([c.triangle for c in contacts], np.int64),
+                          np.array([c.depth for c in contacts]),
+                          np.array([c.normal for c in contacts]),
+                          np.array([c.point for c in contacts]))
 
 
 def walk_verdict(report) -> str:

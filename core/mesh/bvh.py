@@ -281,6 +281,13 @@ class BVH:
             return np.empty(0, np.int64), np.empty(0, np.int64)
         return np.concatenate(out_q), np.concatenate(out_s)
 
+    def region_candidates(self, q6: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Candidates of region boxes ``q6`` (H, 6) = [hi, -lo], ordered by region:
+        (region (n,) int64, box index (n,) int64, float32 outward box (n, 8)), a superset of
+        the boxes overlapping each region (``query_many_slots``): what a ``Hood`` caches."""
+        qi, slot = self.query_many_slots(q6)
+        return qi, self.order.take(slot), np.take(self.slot32, slot, axis=0)
+
     def _query_chunk(self, q8: np.ndarray, exact: bool = True,
                      slots: bool = False) -> tuple[np.ndarray, np.ndarray]:
         # Children of a node are contiguous rows: gather them as one (n, F, 8) block per
@@ -305,3 +312,33 @@ class BVH:
         if slots:
             return qi.take(pair), nodes.take(pair) * S + slot
         return qi.take(pair), self.order.take(nodes.take(pair) * S + slot)
+
+
+class MaskedBVH:
+    """A ``BVH`` whose queries skip the boxes where ``live`` (n,) bool is False.
+
+    The hierarchy of a mesh some of whose triangles were removed (``core.mesh.patched``):
+    every query answers as the wrapped one, minus the hidden boxes, in the same order (a
+    filter, no rebuild). Only the query methods the mesh's queries use.
+    """
+
+    def __init__(self, bvh, live: np.ndarray):
+        self.bvh = bvh
+        self.live = live
+
+    def query_box6(self, q6: np.ndarray) -> np.ndarray:
+        return self.query_box8(as_query8(q6))
+
+    def query_box8(self, q8: np.ndarray) -> np.ndarray:
+        idx = self.bvh.query_box8(q8)
+        return idx[self.live[idx]]
+
+    def query_many_box6(self, q6: np.ndarray, exact: bool = True):
+        qi, bi = self.bvh.query_many_box6(q6, exact)
+        keep = self.live[bi]
+        return qi[keep], bi[keep]
+
+    def region_candidates(self, q6: np.ndarray):
+        qi, bi, box = self.bvh.region_candidates(q6)
+        keep = self.live[bi]
+        return qi[keep], bi[keep], box[keep]

@@ -16,6 +16,8 @@ types (``ContactBatch``, ``SweepBatch``, ``Hood``) in core/geometry/shapes.py, i
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from ..constants import MESH_CULL_REL
@@ -24,7 +26,7 @@ from ..geometry.validate import as_point, as_points, as_radii
 from . import contacts as mesh_contacts
 from . import rays
 from . import sweeps as mesh_sweeps
-from .bvh import BVH, as_query8, boxes_overlap, round_up32
+from .bvh import BVH, MaskedBVH, as_query8, boxes_overlap, round_up32
 from .contacts import ContactBatch
 from .hoods import Hood
 from .rows import (
@@ -52,7 +54,7 @@ class TriangleMesh:
 
     Internal interface for the query modules and the controller (no validation):
     ``cull_rows``, ``kernel_records``, ``cull_pad``, ``triangle_rows``, ``candidate_pairs``,
-    ``hood_triangles``, ``sweep_batch``.
+    ``hood_triangles``, ``sweep_batch``, ``masked``.
     """
 
     def __init__(self, vertices, triangles):
@@ -154,9 +156,9 @@ class TriangleMesh:
         outward box overlaps the region, ``box`` those boxes (see ``Hood``). No validation:
         lo <= hi finite (for the controller's hood cache)."""
         nh = lo.shape[0]
-        qi, slot = self._bvh.query_many_slots(np.concatenate([hi, -lo], axis=1))
+        qi, tri, box = self._bvh.region_candidates(np.concatenate([hi, -lo], axis=1))
         cnt = np.bincount(qi, minlength=nh).astype(np.int64)
-        return cnt, self._bvh.order.take(slot), np.take(self._bvh.slot32, slot, axis=0)
+        return cnt, tri, box
 
     def candidate_pairs(self, q6, hood=None, owner=None):
         """Candidate pairs (query, triangle) (K,) int64 of query boxes q6 (Q, 6) = [hi, -lo]:
@@ -193,6 +195,17 @@ class TriangleMesh:
         ``hood``, ``owner``: cached candidates (see ``candidate_pairs``; answers do not depend
         on them); ``want`` (Q,) bool or None: see ``mesh_sweeps.sweep_batch``."""
         return mesh_sweeps.sweep_batch(self, a, b, r, v, hood, owner, want)
+
+    def masked(self, live) -> TriangleMesh:
+        """A view of this mesh whose queries see only the triangles where ``live`` (M,) bool
+        is True, with their indices unchanged (``core.mesh.patched``). It shares every array
+        (no copy, no rebuild); its arrays and properties still hold every triangle."""
+        live = np.asarray(live, dtype=bool)
+        if live.shape != (self.n_triangles,):
+            raise ValueError(f"live must have shape ({self.n_triangles},), got {live.shape}")
+        view = copy.copy(self)
+        object.__setattr__(view, "_bvh", MaskedBVH(self._bvh, live))
+        return view
 
     # ------------------------------------------------------------------ single queries
     def triangles_in_aabb(self, lo, hi) -> np.ndarray:

@@ -17,20 +17,14 @@ def core(addon):
     return importlib.import_module(addon.__name__ + ".core")
 
 
-# ControllerSettings fields the add-on does not show yet: jump_height (issue 19's core part,
-# used only by core.reachability) gets its scene property with the Blender part of issue 19.
-PENDING_ADDON_FIELDS = ("jump_height",)
-
-
 def _numeric_fields(core):
     return [f.name for f in dataclasses.fields(core.ControllerSettings)
-            if f.name not in ("up", "model")  # model: a name, not a number (issue 20)
-            and f.name not in PENDING_ADDON_FIELDS]
+            if f.name not in ("up", "model")]  # model: a name, not a number (issue 20)
 
 
 def test_every_numeric_controller_field_is_a_scene_property_with_the_same_name(scene, props,
                                                                                core):
-    assert props.settings_fields_missing() == list(PENDING_ADDON_FIELDS)
+    assert props.settings_fields_missing() == []
     rna = scene.capsule_collision.bl_rna.properties
     for name in _numeric_fields(core):
         assert name in rna, name
@@ -126,3 +120,36 @@ def test_faces_encoding_is_little_endian_int32_base64(props):
     assert base64.b64decode(text) == faces.astype("<i4").tobytes()
     np.testing.assert_array_equal(props.decode_faces(text), faces)
     assert props.decode_faces("").size == 0
+
+
+@pytest.mark.parametrize("engine, model", [("JOLT", "jolt"), ("RAPIER", "rapier"),
+                                           ("UNITY", "exact")])
+def test_presets_set_the_model_their_verdicts_come_from(scene, props, core, engine, model,
+                                                        bpy_module):
+    """Issue 20: the Jolt and Rapier presets predict their engine; the panel says so."""
+    with bpy_module.context.temp_override(scene=scene):
+        assert bpy_module.ops.capsule_collision.apply_preset(engine=engine) == {"FINISHED"}
+    assert scene.capsule_collision.model == model.upper()
+    got = props.controller_settings(scene)
+    assert got.model == model
+    _assert_same_settings(got, core.presets.preset(engine.lower()))
+
+
+def test_model_and_jump_height_round_trip_in_a_centimetre_scene(scene, props, core):
+    scene.unit_settings.scale_length = 0.01
+    want = core.ControllerSettings(model="rapier", jump_height=1.25)
+    props.write_controller_settings(scene, want)
+    assert scene.capsule_collision.model == "RAPIER"
+    assert scene.capsule_collision.jump_height == pytest.approx(125.0)
+    _assert_same_settings(props.controller_settings(scene), want)
+
+
+def _assert_same_settings(got, want):
+    """Equal up to the float32 a FloatProperty stores (and the unit scale's product)."""
+    g, w = got.to_dict(), want.to_dict()
+    assert g.keys() == w.keys()
+    for name in w:
+        if isinstance(w[name], float):
+            assert g[name] == pytest.approx(w[name], rel=1e-6, abs=1e-9), name
+        else:
+            assert g[name] == w[name], name

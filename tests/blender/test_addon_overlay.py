@@ -1,22 +1,24 @@
-"""Gizmos and the viewport overlay (addon/gizmos.py, addon/overlay.py).
+"""Gizmos and the viewport overlay (addon/gizmos.py, addon/overlay*.py).
 
 Gizmo setup/draw and draw handlers are never called headless, so the tests pin: registration,
-the pure capsule outline, the overlay's data layers (arrays, no GPU), and, in a subprocess
-(an EGL failure aborts the process, reference 3), the overlay drawn into a GPUOffScreen after
-a tiny Workbench render: red pixels exactly where the penetrated faces are.
+the pure capsule outline, the overlay's data layers (arrays, no GPU), the screen layout, and,
+in a subprocess (an EGL failure aborts the process, reference 3), the overlay drawn into a
+GPUOffScreen after a tiny Workbench render: pixels at the push-out arrow, the depth label,
+penetrated faces, instanced and arrayed faces, mirrored faces behind Blender's own depth,
+markers sharing a spot, and only the edited object's batches rebuilt.
 """
 
 import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import blender_helpers as bh
 import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 @pytest.fixture
@@ -27,6 +29,11 @@ def gz(addon):
 @pytest.fixture
 def ov(addon):
     return bh.addon_module(addon, "addon.overlay")
+
+
+@pytest.fixture
+def text(addon):
+    return bh.addon_module(addon, "addon.overlay_text")
 
 
 def _segment_distance(p, a, b):
@@ -57,7 +64,7 @@ def test_gizmo_and_overlay_registration(gz, ov, bpy_module):
     # a registered class carries its RNA struct; unregistering removes it
     assert "bl_rna" in gz.CAPSULE_COLLISION_GGT_capsules.__dict__
     assert "bl_rna" in gz.CAPSULE_COLLISION_GT_capsule.__dict__
-    assert ov._handle is not None  # noqa: SLF001  (the module's own handle, read-only)
+    assert len(ov._handles) == 2  # noqa: SLF001  (POST_VIEW and POST_PIXEL, read-only)
 
 
 def _flag(mesh, faces, name="capsule_penetration", dtype="BOOLEAN", values=None):
@@ -68,26 +75,32 @@ def _flag(mesh, faces, name="capsule_penetration", dtype="BOOLEAN", values=None)
     mesh.update()
 
 
+def _geometry(ov, scene):
+    ov.invalidate()
+    return ov.overlay_geometry(scene, bh.depsgraph())
+
+
 def test_penetration_layer_is_the_flagged_faces(ov, scene):
     floor = bh.grid("Floor", 4, size=4.0, location=(10, 0, 0))
     _flag(floor.data, [0, 5])
-    g = ov.overlay_geometry(scene, bh.depsgraph())
+    g = _geometry(ov, scene)
     tris = g.penetration_tris.reshape(-1, 3, 3)
     assert tris.shape[0] == 4  # two quads
     cen = tris.mean(axis=1)
     # quad 0 spans x in [8, 9], y in [-2, -1]; quad 5 x in [9, 10], y in [-1, 0]
     assert sorted({(int(np.floor(x)), int(np.floor(y))) for x, y, _ in cen}) == [(8, -2), (9, -1)]
+    np.testing.assert_allclose(g.face_layer("penetration")[1][0], ov.PENETRATION_TINT, rtol=1e-6)
     scene.capsule_collision.show_penetration = False
-    assert ov.overlay_geometry(scene, bh.depsgraph()).penetration_tris.shape[0] == 0
+    assert _geometry(ov, scene).penetration_tris.shape[0] == 0
     scene.capsule_collision.show_penetration = True
     scene.capsule_collision.show_overlay = False
-    assert ov.overlay_geometry(scene, bh.depsgraph()).penetration_tris.shape[0] == 0
+    assert _geometry(ov, scene).penetration_tris.shape[0] == 0
 
 
 def test_walkability_trace_event_and_capsule_layers(ov, scene, bpy_module):
     floor = bh.grid("Floor", 2, size=2.0)
     _flag(floor.data, [0, 1, 2, 3], name="walkability", dtype="INT8", values=[0, 1, 2, 3])
-    g = ov.overlay_geometry(scene, bh.depsgraph())
+    g = _geometry(ov, scene)
     assert g.walk_tris.shape == (24, 3)
     np.testing.assert_allclose(np.unique(g.walk_colors, axis=0),
                                np.unique(ov.WALKABILITY_COLORS, axis=0))
@@ -97,116 +110,189 @@ def test_walkability_trace_event_and_capsule_layers(ov, scene, bpy_module):
     trace.data.attributes.new("grounded", "BOOLEAN", "POINT").data.foreach_set(
         "value", np.array([True, True, False]))
     bh.set_role(trace, "TRACE")
-    marker = bh.empty("blocked Path", location=(2, 0, 1))
+    marker = bh.empty("step_too_high Path", location=(2, 0, 1))
     bh.set_role(marker, "MARKER")
-    marker["kind"] = "blocked"
+    marker["kind"] = "step_too_high"
+    marker["value"] = 0.45
     scene.capsule_collision.live_check = False  # the stored state below is what is drawn
     cap = bh.capsule("Cap", location=(0, 0, 0.5))
     cap.capsule_collision.penetrating_count = 3
     bpy_module.context.view_layer.update()
-    g = ov.overlay_geometry(scene, bh.depsgraph())
+    g = _geometry(ov, scene)
     assert g.trace_lines.shape == (4, 3)
     np.testing.assert_allclose(g.trace_colors[:2], [ov.TRACE_GROUNDED] * 2, rtol=1e-6)
     np.testing.assert_allclose(g.trace_colors[2:], [ov.TRACE_AIRBORNE] * 2, rtol=1e-6)
-    assert g.event_lines.shape == (6, 3)
-    assert g.event_lines.mean(axis=0).tolist() == pytest.approx([2, 0, 1])
-    assert g.event_colors[0].tolist() == pytest.approx(ov.EVENT_COLORS["blocked"])
+    (event,) = g.events
+    assert event.label == "step 0.45 m" and event.kind == "step_too_high"
+    assert event.position.tolist() == pytest.approx([2, 0, 1])
+    assert event.color == ov.EVENT_COLORS["step_too_high"]
     assert g.capsule_lines.shape[0] > 0
     assert (g.capsule_colors == np.array(ov.RED, np.float32)).all()
     assert g.capsule_lines[:, 2].min() == pytest.approx(0.5, abs=1e-6)
     assert g.walk_tris.shape[0] == 24  # the capsule and trace did not join the level layers
+    texts = [t for _, t in g.legend]
+    assert texts[:4] == ["Walkable", "Steep", "Wall", "Ceiling"]
+    assert "Event: step" in texts
 
 
-_GL_SCRIPT = textwrap.dedent(r"""
-    import json, os, sys, tempfile, shutil
-    user = tempfile.mkdtemp(prefix="cc_overlay_")
-    os.environ["BLENDER_USER_RESOURCES"] = user
-    os.environ.setdefault("XDG_CACHE_HOME", os.path.join(user, "cache"))
-    import bpy, addon_utils, numpy as np
-    root = sys.argv[1]
-    repo = os.path.join(bpy.utils.user_resource("EXTENSIONS"), "user_default")
-    os.makedirs(repo, exist_ok=True)
-    os.symlink(root, os.path.join(repo, "capsule_collision"))
-    def reraise(ex):
-        raise ex
-    mod = addon_utils.enable("bl_ext.user_default.capsule_collision", default_set=True,
-                             handle_error=reraise)
-    import importlib
-    overlay = importlib.import_module(mod.__name__ + ".addon.overlay")
-    sys.path.insert(0, os.path.join(root, "tests", "blender"))
-    import blender_helpers as bh
-    bpy.ops.wm.read_homefile(use_empty=True)
-    scene = bpy.context.scene
-    floor = bh.grid("Floor", 4, size=4.0)
-    flagged = [0, 5, 15]
-    attr = floor.data.attributes.new("capsule_penetration", "BOOLEAN", "FACE")
-    vals = np.zeros(16, bool); vals[flagged] = True
-    attr.data.foreach_set("value", vals)
-    cam_data = bpy.data.cameras.new("cam"); cam_data.type = "ORTHO"; cam_data.ortho_scale = 4.0
-    cam = bpy.data.objects.new("cam", cam_data); cam.location = (0, 0, 10)
-    scene.collection.objects.link(cam); scene.camera = cam
-    W = H = 64
-    scene.render.resolution_x, scene.render.resolution_y = W, H
-    scene.render.engine = "BLENDER_WORKBENCH"
-    scene.render.filepath = os.path.join(user, "warm.png")
-    bpy.ops.render.render(write_still=False)  # initialises the GPU in background mode
-    import gpu
-    def cells_drawn():
-        dg = bpy.context.evaluated_depsgraph_get()
-        view = cam.matrix_world.inverted()
-        proj = cam.calc_matrix_camera(dg, x=W, y=H)
-        off = gpu.types.GPUOffScreen(W, H)
-        with off.bind():
-            fb = gpu.state.active_framebuffer_get()
-            fb.clear(color=(0.0, 0.0, 0.0, 0.0), depth=1.0)
-            gpu.matrix.load_matrix(view)
-            gpu.matrix.load_projection_matrix(proj)
-            overlay.draw_scene(scene, dg)
-            px = np.array(fb.read_color(0, 0, W, H, 4, 0, "FLOAT").to_list(), dtype=float)
-        off.free()
-        px = px.reshape(H, W, 4)
-        red = (px[..., 0] > 0.5) & (px[..., 1] < 0.2) & (px[..., 2] < 0.2)
-        # face k of the 4x4 grid: column k % 4, row k // 4 (y up); 16 pixels per face
-        cells = {}
-        for k in range(16):
-            col, row = k % 4, k // 4
-            cy, cx = row * 16 + 8, col * 16 + 8
-            patch = red[cy - 4:cy + 4, cx - 4:cx + 4]
-            cells[k] = bool(patch.all()), bool(patch.any())
-        return cells, int(red.sum())
-    first, red_total = cells_drawn()
-    # a new result on the data (the live check or an operator writes it): the next draw shows it
-    vals[10] = True
-    floor.data.attributes["capsule_penetration"].data.foreach_set("value", vals)
-    floor.data.update()
-    bpy.context.view_layer.update()  # depsgraph_update_post -> overlay.invalidate
-    second, _ = cells_drawn()
-    print("RESULT " + json.dumps({"flagged": flagged, "cells": first, "red_total": red_total,
-                                 "after": second}))
-    shutil.rmtree(user, ignore_errors=True)
-""")
+def test_every_event_kind_has_its_own_colour(ov, addon):
+    core = bh.addon_module(addon, "core")
+    assert set(ov.EVENT_COLORS) == set(core.EVENTS)
+    assert len(set(ov.EVENT_COLORS.values())) == len(ov.EVENT_COLORS)
 
 
-def test_overlay_draws_red_exactly_on_penetrated_faces(addon, tmp_path):
-    script = tmp_path / "overlay_gl.py"
-    script.write_text(_GL_SCRIPT)
-    proc = subprocess.run([sys.executable, str(script), ROOT], capture_output=True, text=True,
-                          timeout=300)
+def _instances_and_array(bpy_module):
+    coll = bpy_module.data.collections.new("Props")
+    prop = bh.box("Prop", lo=(0, 0, 0), hi=(1, 1, 0.5), collection=coll)
+    _flag(prop.data, [1], name="cc_cannot_stand")  # the top face
+    bh.collection_instance("Props A", coll, location=(-3, 0, 0))
+    bh.collection_instance("Props B", coll, location=(-3, 3, 0), scale=(-1, 1, 1))
+    tiles = bh.floor("Tiles", size=1.0, location=(2, 0, 0))
+    mod = tiles.modifiers.new("array", "ARRAY")
+    mod.count = 3
+    mod.relative_offset_displace = (1.2, 0, 0)
+    bpy_module.context.view_layer.update()
+    return tiles
+
+
+def test_collection_instances_draw_the_instanced_objects_flags(ov, scene, bpy_module):
+    _instances_and_array(bpy_module)
+    stand = _geometry(ov, scene).face_layer("stand")[0].reshape(-1, 3, 3)
+    assert stand.shape[0] == 4  # the top face of each instance, 2 triangles each
+    cen = stand.mean(axis=1)
+    # instance A covers x in [-3, -2], B (mirrored in x) x in [-4, -3]; both tops at z = 0.5
+    assert sorted(np.round(cen[:, 0] // 1).tolist()) == [-4, -4, -3, -3]
+    assert (cen[:, 2] > 0.5).all()  # on the outward side of the top face, both instances
+
+
+def test_array_copies_get_walkability_colours(ov, scene, bpy_module):
+    _instances_and_array(bpy_module)
+    with bpy_module.context.temp_override(selected_objects=[], active_object=None):
+        assert bpy_module.ops.capsule_collision.classify_walkability() == {"FINISHED"}
+    tiles = bpy_module.data.objects["Tiles"]
+    assert set(np.unique([a.value for a in tiles.data.attributes["walkability"].data])) == {-1}
+    corners, colors = _geometry(ov, scene).face_layer("walkability")
+    cen = corners.reshape(-1, 3, 3).mean(axis=1)
+    tiles_tris = cen[cen[:, 0] > 1.0]
+    assert tiles_tris.shape[0] == 6  # three copies, 2 triangles each, none maps back
+    copies = np.floor((tiles_tris[:, 0] - 1.5) / 1.2).astype(int)  # copy k: x from 1.5 + 1.2 k
+    assert sorted(copies.tolist()) == [0, 0, 1, 1, 2, 2]
+    tiles_colors = colors.reshape(-1, 3, 4)[cen[:, 0] > 1.0][:, 0]
+    np.testing.assert_allclose(tiles_colors, [ov.WALKABILITY_COLORS[0]] * 6, rtol=1e-6)
+
+
+def test_mirrored_objects_highlight_their_outward_side(ov, scene):
+    for name, scale in (("Plain", (1, 1, 1)), ("Mirrored", (-1, 1, 1)), ("Flipped", (1, 1, -1))):
+        ob = bh.box(name, lo=(0, 0, 0), hi=(1, 1, 1), location=(0, 0, 5), scale=scale)
+        _flag(ob.data, [1], name="cc_ledge")  # the +Z face of the mesh
+    ledge = _geometry(ov, scene).face_layer("ledges")[0].reshape(-1, 3, 3)
+    z = ledge[:, :, 2].mean(axis=1)
+    # plain and mirrored: the top at z = 6, lifted above it; flipped: the face ends at z = 4,
+    # the solid's bottom, lifted below it: always outside the solid, where the eye sees it
+    assert sorted(np.round(z, 4).tolist()) == pytest.approx(
+        [4.0 - 0.002] * 2 + [6.0 + 0.002] * 4, abs=1e-5)
+
+
+def test_penetrating_capsule_gets_contacts_push_out_and_depth(ov, scene, bpy_module):
+    bh.box("Wall", lo=(-3, 0, 0), hi=(3, 0.5, 3))
+    cap = bh.capsule("Cap", location=(0, 0.1, 0.01))  # axis 0.1 m inside the wall
+    bpy_module.context.view_layer.update()  # the live check finds it penetrating
+    assert cap.capsule_collision.penetrating_count > 0
+    g = _geometry(ov, scene)
+    (mark,) = g.pushes
+    np.testing.assert_allclose(mark.vector, (0, -0.45, 0), atol=1e-6)
+    assert mark.label == "Cap: 0.45 m deep" and not mark.buried
+    assert np.abs(mark.contacts[:, 1]).max() < 1e-6  # on the wall's front face, y = 0
+    assert g.push_lines.shape[0] > 0
+    texts = [t for _, t in g.legend]
+    assert "Push-out" in texts and "Penetrated" in texts
+
+
+def test_centimetre_scene_sizes_follow_the_unit_scale(ov, scene, bpy_module):
+    scene.unit_settings.scale_length = 0.01
+    bh.box("Wall", lo=(-300, 0, 0), hi=(300, 50, 300))
+    bh.capsule("Cap", location=(0, 10, 1), radius=35, height=180)
+    bpy_module.context.view_layer.update()
+    g = _geometry(ov, scene)
+    (mark,) = g.pushes
+    np.testing.assert_allclose(mark.vector, (0, -45, 0), atol=1e-3)  # 0.45 m in centimetres
+    arrow = g.push_lines[:10]  # shaft and four barbs; the head is 0.6 radii = 21 cm long
+    assert np.linalg.norm(arrow[2] - arrow[3], axis=-1) == pytest.approx(
+        np.hypot(21.0, 10.5), rel=1e-4)
+    lifted = g.penetration_tris.reshape(-1, 3, 3)[:, :, 1]
+    assert lifted.max() == pytest.approx(-0.2, abs=1e-3)  # 2 mm in front of the face y = 0
+
+
+def test_markers_at_one_spot_fan_out_and_stack_their_labels(text):
+    xy = np.array([[100.0, 50.0], [100.0, 50.0], [103.0, 49.0], [300.0, 50.0]])
+    glyph, label, anchor = text.stack_markers(xy, np.array([True, True, True, True]))
+    g = glyph[:3]
+    assert len({tuple(p) for p in g.round(3)}) == 3  # three distinct glyphs at one spot
+    assert np.diff(np.sort(g[:, 0])).min() == pytest.approx(text.GLYPH_SPACING_PX)
+    assert np.diff(label[:3, 1]) == pytest.approx([-text.LINE_PX] * 2)  # one line each
+    assert (label[:3, 0] > g[:, 0].max()).all()
+    np.testing.assert_allclose(glyph[3], xy[3])  # alone: where it is
+    assert (anchor[:3] == anchor[0]).all()
+
+
+_GL_SCRIPT = os.path.join(HERE, "overlay_gl_script.py")
+
+
+@pytest.fixture(scope="module")
+def gl(addon, tmp_path_factory):
+    """Measurements of the overlay drawn into a GPUOffScreen (one subprocess, all scenes)."""
+    proc = subprocess.run([sys.executable, _GL_SCRIPT, ROOT], capture_output=True, text=True,
+                          timeout=600)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     if proc.returncode != 0 and not lines:
         if "EGL" in proc.stderr or "epoxy" in proc.stderr:
             pytest.skip("no EGL/GL in this environment: " + proc.stderr[-300:])
-        pytest.fail(proc.stderr[-2000:])
-    out = json.loads(lines[-1][len("RESULT "):])
-    for k, (all_red, any_red) in out["cells"].items():
-        if int(k) in out["flagged"]:
-            assert all_red, f"face {k} is penetrated but not drawn red"
-        else:
-            assert not any_red, f"face {k} is clear but drawn red"
-    assert out["red_total"] == pytest.approx(3 * 16 * 16, rel=0.1)
-    for k, (all_red, any_red) in out["after"].items():
-        wanted = int(k) in out["flagged"] + [10]
-        assert (all_red, any_red) == (wanted, wanted), f"face {k} after the update"
+        pytest.fail(proc.stderr[-3000:])
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def test_gl_penetrated_faces_are_tinted_exactly(gl):
+    for k, (all_tinted, any_tinted) in gl["cells"].items():
+        wanted = int(k) in gl["flagged"]
+        assert (all_tinted, any_tinted) == (wanted, wanted), f"face {k}"
+    for k, (all_tinted, any_tinted) in gl["after"].items():
+        wanted = int(k) in gl["flagged"] + [10]
+        assert (all_tinted, any_tinted) == (wanted, wanted), f"face {k} after the update"
+
+
+def test_gl_push_out_arrow_contacts_and_depth_label(gl):
+    f = gl["finding"]
+    assert f["arrow_hits"] >= 9, f  # of 10 points along the shaft
+    assert f["arrow_back"] == 0, f  # not into the wall, where its deepest contact points
+    assert f["label_white"] >= 15 and f["label_box"] >= 100, f
+    assert f["contact_hits"] >= 1, f
+    assert f["tint_hits"] == f["tint_total"] > 0, f
+
+
+def test_gl_instances_and_array_copies_are_drawn(gl):
+    assert gl["instances"] == [True, True]  # both instances' top faces: cannot stand
+    assert gl["array"] == [True, True, True]  # all three array copies: walkable
+
+
+def test_gl_mirrored_highlight_shows_over_blenders_own_depth(gl):
+    m = gl["mirrored"]
+    assert m["plain"] and m["mirrored"], m
+    assert not m["mirrored_inward"], "the control: a highlight inside the solid is hidden"
+
+
+def test_gl_two_markers_at_one_spot_are_both_visible(gl):
+    s = gl["stack"]
+    for kind in ("step_too_high", "blocked"):
+        assert s[kind]["glyph"] >= 20, s
+        assert s[kind]["text"] >= 8, s
+    assert abs(s["step_too_high"]["x"] - s["blocked"]["x"]) >= 10, s
+
+
+def test_gl_moving_one_box_rebuilds_only_its_batches(gl):
+    b = gl["batches"]
+    assert b["first"] >= 4  # terrain and three boxes, walkability
+    assert b["after_move"] == 1, b  # the moved box's walkability batch, nothing else
+    assert b["after_capsule"] == 0, b  # a capsule moving never rebuilds face batches
 
 
 def test_size_handles_show_the_drawn_size_and_write_the_property(gz, scene, bpy_module):

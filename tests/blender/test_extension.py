@@ -160,9 +160,17 @@ out = bpy.ops.capsule_collision.check_penetration()
 flags = [False] * len(wall.data.polygons)
 wall.data.attributes["capsule_penetration"].data.foreach_get("value", flags)
 mod = sys.modules[enabled[0]]
+rows = len(scene.capsule_collision.results)
+recheck = bpy.ops.capsule_collision.recheck_all()
+goto = bpy.ops.capsule_collision.goto_finding(step=1)
+loop = {"recheck": sorted(recheck), "goto": sorted(goto), "mode": bpy.context.mode,
+        "active": bpy.context.view_layer.objects.active.name,
+        "severity": scene.capsule_collision.results[0].severity,
+        "index": scene.capsule_collision.results_index,
+        "summary": scene.capsule_collision.last_report}
 print("RESULT " + json.dumps({"install": sorted(res), "enabled": enabled, "op": sorted(out),
-                              "flags": flags, "file": mod.__file__,
-                              "rows": len(scene.capsule_collision.results)}))
+                              "flags": flags, "file": mod.__file__, "rows": rows,
+                              "loop": loop}))
 """
 
 
@@ -184,6 +192,13 @@ def test_built_zip_installs_into_a_fresh_blender_and_checks(tmp_path):
     assert got["file"].startswith(str(user))  # the installed copy, not this checkout
     assert got["flags"] == [False, False, False, False, False, True]  # the -x face only
     assert got["rows"] == 1
+    # the loop's operators from the installed copy: Re-check All, then the next finding (the
+    # capsule has no expectation and penetrates: a warning) selects the wall in Edit Mode
+    loop = got["loop"]
+    assert loop["recheck"] == ["FINISHED"] and loop["goto"] == ["FINISHED"]
+    assert loop["severity"] == "WARNING" and loop["index"] == 0
+    assert loop["mode"] == "EDIT_MESH" and loop["active"] == "Wall"
+    assert "Re-checked 1 of 1 checks: 0 errors, 1 warning, 0 passed" in loop["summary"]
 
 
 def test_extension_loads_through_blenders_loader(addon, bpy_module):
