@@ -95,6 +95,21 @@ ENGINE_CONTACT_GAP = 1e-3
 RAPIER_SUPPORT_MIN_COS = 1e-3
 JOLT_SUPPORT_MIN_COS = 0.1
 
+# Metres. A walk moves a character whose support on an edge ends within a frame first to this
+# far (across the edge) short of where the support ends, so that its stick-to-floor still
+# holds there (core/controller/departure.py, core/walk/edges.py): float rounding of that
+# point, far below anything visible (the edge still supports it there; it then leaves from
+# the support line itself). Pinned by tests/core/test_engine_models.py (exact gap sweeps at
+# 30, 60 and 120 Hz).
+DEPARTURE_TOL = 1e-6
+# Dimensionless, a fraction of an edge's length. A supporting contact this close to an end of
+# its triangle's edge is a corner: the character rolls on the point, not on the edge's line.
+EDGE_END_MARGIN = 1e-9
+# Metres. A supporting contact this close to an edge's line (or corner) is still on that edge
+# (the contact slides along the line as the character walks; float rounding of the probe's
+# hit point is ~1e-12 m): the walk tells a support that ends from one that took over.
+EDGE_LINE_TOL = 1e-6
+
 # Cosine: a contact whose normal is this parallel to its triangle's face normal is an
 # interior (face) contact; otherwise it is an edge/vertex contact and the ground state is
 # decided from all nearby contacts (a stair nosing belongs to a walkable tread).

@@ -16,8 +16,10 @@ Ours also names its first event (``step_too_high 0.36`` ...).
 
 Engines: the runners are found in ``$CAPSULE_ENGINES_RUNNERS`` or ``../shared/peers/engines``
 beside the project root, their npm packages in ``$ENGINES_NODE_MODULES`` (the engines
-README installs them in /tmp/engines/node_modules); without node or the packages the engine
-columns are skipped with a message (CI has no node) and only our models are walked.
+README installs them in /tmp/engines/node_modules); without node or the packages the Jolt
+column is skipped with a message (CI has no node) and Rapier runs through its Python
+bindings (PyPI ``rapier3d``, in the requirements; ``tools/walk_rapier_py.py``), which the
+message names.
 """
 
 from __future__ import annotations
@@ -39,6 +41,11 @@ from capsule_collision.core.controller.settings import ControllerSettings
 from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 from capsule_collision.core.walk.walkthrough import walkthrough_many
 from engine_lanes import KINDS, LIMIT_KINDS, SPEED, limit_lanes, merge, other_lanes
+
+try:  # Rapier's Python bindings (requirements.txt): the Rapier column without node
+    import walk_rapier_py
+except ImportError:  # pragma: no cover - rapier3d is in the requirements
+    walk_rapier_py = None
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -119,21 +126,31 @@ def make_job(kind, lanes) -> Job:
     return Job(kind, lanes, v, t, np.array(starts), np.array(goals))
 
 
+def job_doc(job: Job, dt: float) -> dict:
+    """``job`` as the engines' job document (walkcommon.mjs), without the level's files."""
+    return {"settings": dict(CHARACTER, dt=dt),
+            "walks": [{"id": lane.name, "start": list(map(float, s)),
+                       "goal": list(map(float, g)), "duration": lane.duration}
+                      for lane, s, g in zip(job.lanes, job.starts, job.goals)],
+            "stop_at_goal": True}
+
+
 def write_job(job: Job, folder: str, dt: float) -> str:
     """Write ``job`` as the engines' job format (walkcommon.mjs) into ``folder``; its path."""
     base = os.path.join(folder, job.kind)
     job.vertices.astype("<f8").tofile(base + ".f64")
     job.triangles.astype("<u4").tofile(base + ".u32")
-    doc = {"vertices": os.path.basename(base) + ".f64",
-           "triangles": os.path.basename(base) + ".u32",
-           "settings": dict(CHARACTER, dt=dt),
-           "walks": [{"id": lane.name, "start": list(map(float, s)), "goal": list(map(float, g)),
-                      "duration": lane.duration}
-                     for lane, s, g in zip(job.lanes, job.starts, job.goals)],
-           "stop_at_goal": True}
+    doc = dict(job_doc(job, dt), vertices=os.path.basename(base) + ".f64",
+               triangles=os.path.basename(base) + ".u32")
     with open(base + ".json", "w") as f:
         json.dump(doc, f, indent=1)
     return base + ".json"
+
+
+def run_rapier_py(job: Job, dt: float) -> dict:
+    """Rapier through its Python bindings (tools/walk_rapier_py.py), in this process: the
+    runner's output dict (``walks``, ``timing``)."""
+    return walk_rapier_py.run(job_doc(job, dt), job.vertices, job.triangles)[0]
 
 
 def run_engine(engine: str, job_path: str) -> dict:
@@ -208,11 +225,21 @@ def walk_ours(job: Job, settings: ControllerSettings, dt: float, single: bool):
 # ---------------------------------------------------------------- the run
 def run(kinds, rates, keep=None, engines=True, out=print) -> dict:
     """Walk every lane of ``kinds`` at every rate in ``rates`` (Hz) with our models and, when
-    ``engines`` and they can run here, with Jolt and Rapier. Returns the results
+    ``engines`` and they can run here, with Jolt and Rapier (WebAssembly under node; without
+    node, Rapier through its Python bindings and no Jolt). Returns the results
     ``{rate: {kind: {"lanes", "ours": {model: [Outcome]}, "jolt"/"rapier": [Outcome]}}}``
-    and the timing rows under ``"speed"``."""
+    and the timing rows under ``"speed"`` (``"rapier"`` is the runner that ran)."""
     missing = engines_missing() if engines else "engines not requested"
-    if missing:
+    if missing and engines:
+        if walk_rapier_py is None:
+            out(f"engines skipped: {missing}; rapier3d is not installed either "
+                f"(pip install -r requirements.txt)")
+        else:
+            out(f"engines: {missing}: Jolt skipped, Rapier through its Python bindings "
+                f"(PyPI rapier3d {walk_rapier_py.rapier3d.__version__}, "
+                f"tools/walk_rapier_py.py)")
+            missing = "python"
+    elif missing:
         out(f"engines skipped: {missing}")
     folder = keep or tempfile.mkdtemp(prefix="bench_engines_")
     os.makedirs(folder, exist_ok=True)
@@ -242,7 +269,14 @@ def _run_job(job, dt, folder, missing, speed, timed) -> dict:
             _r, frames1, sec1 = walk_ours(job, s, dt, single=True)
             speed["single"][0] += frames1
             speed["single"][1] += sec1
-    if not missing:
+    if missing == "python":
+        speed["rapier_runner"] = "Python rapier3d"
+        o = run_rapier_py(job, dt)
+        r["rapier"] = engine_outcomes(job, o)
+        if timed:
+            speed["rapier"][0] += o["timing"]["frames"]
+            speed["rapier"][1] += o["timing"]["walk_s"]
+    elif not missing:
         sub = os.path.join(folder, f"{round(1.0 / dt)}hz")
         os.makedirs(sub, exist_ok=True)
         path = write_job(job, sub, dt)
@@ -338,9 +372,45 @@ def print_kinds(results, rates, out=print):
             cells = []
             for model in MODELS:
                 got = [agreement(results[hz], model, e, [kind])[:2] for e in ENGINES]
-                cells.append(" / ".join(f"{s}" for s, _ in got) + f" of {got[0][1]}"
-                             if got[0][1] else "n/a")
+                n = max(t for _, t in got)
+                cells.append(" / ".join(f"{s}" if t else "n/a" for s, t in got) + f" of {n}"
+                             if n else "n/a")
             out(f"| {hz} Hz | {kind} | " + " | ".join(cells) + " |")
+
+
+def lip_place(o: Outcome) -> str:
+    """Where a ``lips`` walk ended: on the slope it started on, on the lip, or fallen off
+    the lip to the floor 20 m below (engine_lanes.lips)."""
+    z = float(o.end[2])
+    return "below" if z < -10.0 else "slope" if z > 0.5 else "lip"
+
+
+def print_lips(results, rates, out=print):
+    """Issue 20's lips: where each walker ended (slope / lip / below) and at what height."""
+    if "lips" not in results[rates[0]]:
+        return
+    out("\n## Lips: where each walk ended (height of the foot, m; the lip is at 0, the floor "
+        "below at -20)\n")
+    cols = [f"ours ({m})" for m in MODELS] + list(ENGINES)
+    out("| rate | lane | " + " | ".join(cols) + " |")
+    out("|---" * (len(cols) + 2) + "|")
+    for hz in rates:
+        r = results[hz]["lips"]
+        for i, lane in enumerate(r["lanes"]):
+            cells = [r["ours"][m][i] for m in MODELS] + [r[e][i] for e in ENGINES if e in r]
+            out(f"| {hz} Hz | {lane.name} | "
+                + " | ".join(f"{lip_place(o)} {o.end[2]:.2f}" for o in cells) + " |")
+    out("\n| rate | " + " | ".join(f"{m} model = {e}" for m, e in zip(MODELS[1:], ENGINES))
+        + " | exact: on the lip |")
+    out("|---|---|---|---|")
+    for hz in rates:
+        r = results[hz]["lips"]
+        n = len(r["lanes"])
+        same = [sum(lip_place(a) == lip_place(b) for a, b in zip(r["ours"][m], r[e]))
+                if e in r else None for m, e in zip(MODELS[1:], ENGINES)]
+        exact = sum(lip_place(o) == "lip" for o in r["ours"]["exact"])
+        out(f"| {hz} Hz | " + " | ".join("n/a" if x is None else f"{x}/{n}" for x in same)
+            + f" | {exact}/{n} |")
 
 
 def print_speed(speed, out=print):
@@ -351,7 +421,8 @@ def print_speed(speed, out=print):
     for k, label in (("batched", "ours, walkthrough_many (exact)"),
                      ("single", "ours, one walkthrough per lane (exact)"),
                      ("jolt", "Jolt CharacterVirtual (wasm)"),
-                     ("rapier", "Rapier KinematicCharacterController (wasm)")):
+                     ("rapier", "Rapier KinematicCharacterController "
+                                f"({speed.get('rapier_runner', 'wasm')})")):
         frames, sec = speed[k]
         if not sec:
             continue
@@ -379,6 +450,7 @@ def main(argv=None) -> int:
             print(f"\n## {hz} Hz")
             print_lanes(results[hz], kinds)
     print_summary(results, rates)
+    print_lips(results, rates)
     print_speed(results["speed"])
     return 0
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 LIMIT_KINDS = ("riser", "ramp", "corridor", "ceiling", "gap")
-OTHER_KINDS = ("stairs", "stairs_down", "lip", "wall")
+OTHER_KINDS = ("stairs", "stairs_down", "lip", "lips", "wall")
 KINDS = LIMIT_KINDS + OTHER_KINDS
 SPEED = 4.0  # metres / second, the lanes' walking speed (the engines README's)
 SLACK = 2.0  # seconds, walk time beyond 3 x the straight distance / SPEED (the library's)
@@ -34,10 +34,11 @@ class Lane:
     triangles: np.ndarray
     start: tuple
     goal: tuple
+    note: str = ""  # what else the lane varies (its name says it)
 
     @property
     def name(self) -> str:
-        return f"{self.kind} {self.value:g}{self.unit}"
+        return f"{self.kind} {self.value:g}{self.unit}{', ' + self.note if self.note else ''}"
 
     @property
     def duration(self) -> float:
@@ -178,14 +179,42 @@ def lip(deg, lip_depth=0.1, height=2.0):
                 (x1 + lip_depth + 2.0, 0.0, height + 1.0))
 
 
+def lips(deg, lip_height=0.0, lip_depth=0.0, height=3.0, drop=20.0, start_at=0.4):
+    """Issue 20's lip: a steep slope of ``deg`` degrees, ``height`` m high, whose lower edge
+    is a lip above a ``drop`` m fall (a floor 20 m below, running 20 m back along -x): with
+    ``lip_depth`` 0 the slope's own edge, else a flat ledge ``lip_depth`` m deep at the
+    slope's foot, raised by a curb ``lip_height`` m high along its whole depth. The
+    character starts on the slope (``start_at`` of its height up) and walks up it towards a
+    goal on the platform at its top, which it cannot climb: it slides down onto the lip
+    and stands on it, slides off it and falls, or stays on the slope, as each controller
+    does."""
+    run = height / math.tan(math.radians(deg))
+    x1 = X0 + run
+    x_lip = X0 - lip_depth
+    parts = [box((x1, -WIDTH / 2, -drop), (x1 + 6.0, WIDTH / 2, height)),
+             prism([(X0, 0.0), (x1, 0.0), (x1, height)], -WIDTH / 2, WIDTH / 2),
+             box((x_lip, -WIDTH / 2, -drop), (x1, WIDTH / 2, 0.0)),
+             grid(x_lip - 20.0, x_lip, -WIDTH / 2, WIDTH / 2, z=-drop)]
+    if lip_height > 0.0:
+        parts.append(box((x_lip, -WIDTH / 2, 0.0), (X0, WIDTH / 2, lip_height)))
+    v, t = merge(parts)
+    xs = X0 + start_at * run
+    note = ("bare edge" if lip_depth <= 0.0 else
+            f"{lip_depth * 100:g} cm ledge" + (f", {lip_height * 100:g} cm curb"
+                                                if lip_height > 0.0 else ""))
+    return Lane("lips", deg, " deg", v, t, (xs, 0.0, start_at * height + 0.05),
+                (x1 + 3.0, 0.0, height), note)
+
+
 def along_wall(deg, length=8.0):
     """Walking into a 3 m wall at ``deg`` degrees off parallel (it slides along the wall):
     the wall's face at y = 0.5, the goal 8 m on, 0.1 m from where the character can stand."""
     a = math.radians(deg)
     gy = 0.5 - 0.35 + 0.1  # the wall's face, less the radius, plus 0.1: within reach
-    v, t = merge([grid(-3.0, length + 3.0, -3.0, 3.0),
-                  box((-3.0, 0.5, 0.0), (length + 3.0, 0.9, 3.0))])
     start_y = gy - length * math.tan(a)
+    # the floor reaches 1 m past the start (the 30 deg lane starts 4.4 m from the wall)
+    v, t = merge([grid(-3.0, length + 3.0, min(-3.0, start_y - 1.0), 3.0),
+                  box((-3.0, 0.5, 0.0), (length + 3.0, 0.9, 3.0))])
     return Lane("wall", deg, " deg", v, t, (0.0, start_y, 0.0), (length, gy, 0.0))
 
 
@@ -205,9 +234,20 @@ def limit_lanes() -> list:
             + [gap(g) for g in _frange(0.6, 1.5, 0.05)])
 
 
+LIPS = ((0.0, 0.0), (0.0, 0.02), (0.05, 0.05), (0.1, 0.05))  # (curb height, ledge depth) m
+
+
+def lips_lanes() -> list:
+    """Issue 20's lips: 50, 60 and 70 deg slopes above a 20 m drop, each with a bare lower
+    edge, a 2 cm ledge, and a 5 cm ledge with a 5 or 10 cm curb."""
+    return [lips(d, h, w) for d in (50.0, 60.0, 70.0) for h, w in LIPS]
+
+
 def other_lanes() -> list:
-    """Everyday lanes: stairs up and down, slopes ending in a lip, walking along a wall."""
+    """Everyday lanes: stairs up and down, slopes ending in a lip (walked up from below, and
+    issue 20's lips, slid down from the slope), walking along a wall."""
     return ([stairs(r) for r in (0.15, 0.25, 0.3, 0.35, 0.4)]
             + [stairs_down(r) for r in (0.2, 0.3, 0.35, 0.4)]
             + [lip(d) for d in (50.0, 60.0, 70.0)]
+            + lips_lanes()
             + [along_wall(d) for d in (5.0, 15.0, 30.0)])

@@ -227,4 +227,25 @@ def ground_from_contacts(queries, feet) -> ContactGround:
             fun = (cnt >= 2) & (alen > 0.0) & (avg @ u >= s.cos_max_slope)
             state[fun] = ON_GROUND
             gnorm[fun] = avg[fun]
+    if s.exact:
+        _cradles(u, s.cos_max_slope, q, cb.normal, up_c, state, gnorm)
     return ContactGround(state, gnorm, gtri, floor)
+
+
+def _cradles(u, cos_max, q, normal, up_c, state, gnorm):
+    """Exact model: characters with no support that rest on several contacts below their
+    bottom sphere's centre whose normals average to a walkable direction (a slot narrower
+    than the capsule with its skin, its edges on both sides) stand on them (in place:
+    ``state``, ``gnorm``). Without it a character that walked off a ledge into such a slot
+    hangs in it, held by edges none of which supports it alone."""
+    m = (state[q] == IN_AIR) & (up_c > 0.0)
+    if not m.any():
+        return
+    k = state.shape[0]
+    acc = np.zeros((k, 3))
+    np.add.at(acc, q[m], normal[m])
+    cnt = np.bincount(q[m], minlength=k)
+    avg, alen = unit_rows(acc)
+    held = (state == IN_AIR) & (cnt >= 2) & (alen > 0.0) & (avg @ u >= cos_max)
+    state[held] = ON_GROUND
+    gnorm[held] = avg[held]

@@ -66,6 +66,51 @@ class MoveBatch(NamedTuple):
     hits: list
     refused: RefusedStep | None = None
 
+    def rows(self, sel) -> MoveBatch:
+        """The moves of the characters ``sel`` (an index array, or a bool mask), renumbered
+        0..K-1 (hits too)."""
+        idx = np.arange(self.position.shape[0])[sel]
+        new = np.full(self.position.shape[0], -1, np.int64)
+        new[idx] = np.arange(idx.size)
+        return MoveBatch(self.position[idx], self.ground.rows(idx), self.stepped[idx],
+                         self.iterations[idx], self.depenetration[idx],
+                         Block(*(x[idx] for x in self.block)), self.riser_rise[idx],
+                         self.tread_rise[idx],
+                         [(new[c], h) for c, h in self.hits if new[c] >= 0],
+                         None if self.refused is None else self.refused.rows(idx))
+
+    def then(self, rows, other: MoveBatch) -> MoveBatch:
+        """This move of N characters followed, for ``rows`` (K,), by ``other`` (their next
+        move, K rows): where they end and their ground are ``other``'s; steps, sweeps,
+        recovery and hits add up; the obstacle and step measurements are ``other``'s where
+        it met one; its refused step-ups are remembered."""
+        ground = Ground(*(x.copy() for x in self.ground))
+        ground.put(rows, other.ground)
+        position = self.position.copy()
+        position[rows] = other.position
+        stepped = self.stepped.copy()
+        stepped[rows] |= other.stepped
+        iterations = self.iterations.copy()
+        iterations[rows] += other.iterations
+        depenetration = self.depenetration.copy()
+        depenetration[rows] += other.depenetration
+        met = other.block.triangle >= 0
+        block = Block(*(x.copy() for x in self.block))
+        for dst, src in zip(block, other.block):
+            dst[rows[met]] = src[met]
+        riser, tread = self.riser_rise.copy(), self.tread_rise.copy()
+        for dst, src in ((riser, other.riser_rise), (tread, other.tread_rise)):
+            probed = ~np.isnan(src)
+            dst[rows[probed]] = src[probed]
+        refused = self.refused
+        if other.refused is not None or refused is not None:
+            refused = RefusedStep.none(position.shape[0]) if refused is None else RefusedStep(
+                *(x.copy() for x in refused))
+            refused.put(rows, other.refused)
+        hits = self.hits + [(rows[c], h) for c, h in other.hits]
+        return MoveBatch(position, ground, stepped, iterations, depenetration, block, riser,
+                         tread, hits, refused)
+
 
 class FollowGround(NamedTuple):
     """Phase 1. displacement (N, 3) along the ground plane; direction (N, 3) unit horizontal

@@ -237,6 +237,16 @@ class ControllerSettings:
         return self.step_height + 2.0 * s + r - math.sqrt((r + s) ** 2 - ahead ** 2)
 
     @property
+    def slides_on_steep_ground(self) -> bool:
+        """Whether a character on ground steeper than ``max_slope_deg`` slides down it,
+        gaining speed (frictionless: g sin^2 vertically). True for ``"exact"`` and
+        ``"jolt"``; False for ``"rapier"``: Rapier's controller is grounded on any upward
+        normal and, walked as the engines' runner walks it (its falling speed restarts
+        while grounded), stays where it is on a steep slope (measured: the ``lips`` lanes of
+        tools/bench_engines.py, 50-70 deg slopes; README, "Engine models")."""
+        return self.model != "rapier"
+
+    @property
     def segment_offsets(self) -> tuple:
         """(lower, upper) (3,) float64: the capsule segment's end points relative to the foot,
         ``radius * up`` and ``(height - radius) * up`` (see ``upright_segment``)."""

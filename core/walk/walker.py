@@ -24,6 +24,7 @@ from ..controller.moves import RefusedStep
 from ..controller.settings import IN_AIR, ON_GROUND, ON_STEEP_GROUND, upright_segment
 from ..controller.steps import exceeds_step
 from ..mesh.hoods import HoodCache
+from .edges import FrameMove, held
 from .events import EventLog, classify_blocked
 from .report import EVENT_KINDS, WalkReport
 
@@ -237,18 +238,22 @@ class Walker:
         g_a = self.ground.rows(sel)
         vz_a = np.where(g_a.state == ON_GROUND, 0.0,
                         np.maximum(self.vz[sel] - s.gravity * dt, -s.max_fall_speed))
+        # (a model that does not slide on steep ground keeps no falling speed there: its
+        # speed restarts from 0 each frame, as on walkable ground, and gravity pulls it by
+        # one frame's worth; see ControllerSettings.slides_on_steep_ground)
         disp = dirh * want[:, None] + (vz_a * dt)[:, None] * u
-        b = self.ctrl.move_many(p_a, disp, g_a,
-                                hoods=None if self.hoods is None else (self.hoods, act),
-                                refused=self.refused.rows(sel))
+        b, rise = FrameMove(self.ctrl, self.hoods, act, dt).run(p_a, disp, g_a,
+                                                              self.refused.rows(sel))
         self.refused.put(sel, b.refused)
         moved = b.position - p_a
+        held(self.ctrl, b.position, b.ground, -(moved @ u), -vz_a * dt)
         st = b.ground.state
         # vertical speed from the actual motion, never gaining upward speed from a step
         # (on steep ground the intended vertical speed is kept: its projection on the
         # slope gives the frictionless slide, g sin^2 vertically, at any frame rate)
+        steep = vz_a if s.slides_on_steep_ground else 0.0
         self.vz[sel] = np.where(st == ON_GROUND, 0.0, np.where(
-            st == ON_STEEP_GROUND, vz_a, np.minimum((moved @ u) / dt, np.maximum(vz_a, 0.0))))
+            st == ON_STEEP_GROUND, steep, np.minimum(rise, np.maximum(vz_a, 0.0))))
         self.pos[sel] = b.position
         self.ground.put(sel, b.ground)
         self.n_steps[sel] += 1

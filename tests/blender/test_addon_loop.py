@@ -231,7 +231,7 @@ def test_the_attribute_has_one_name_and_one_writer(addon):
     literal = [p.name for p in root.glob("*.py") if '"capsule_penetration"' in p.read_text()]
     assert literal == ["results.py"]
     users = sorted(p.name for p in root.glob("*.py") if "PENETRATION_ATTRIBUTE" in p.read_text())
-    assert users == ["overlay.py", "penetration.py", "results.py"]
+    assert users == ["overlay_layers.py", "penetration.py", "results.py"]
 
 
 # ---------------------------------------------------------------- stale rows

@@ -12,7 +12,7 @@ from capsule_collision.core.controller.settings import MODELS, ControllerSetting
 from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 from capsule_collision.core.walk.walkthrough import walkthrough, walkthrough_many
 from controller_scenes import RATES, box, grid, merge, wall_scene
-from engine_lanes import ceiling, corridor, gap, riser
+from engine_lanes import ceiling, corridor, gap, lips, riser
 
 PITCH = 12.0  # metres between lanes walked together (side by side along y)
 # the engines README's character, as each engine's preset gives it
@@ -138,6 +138,52 @@ def test_exact_verdicts_change_once_across_a_limit(limit, hz):
     build, values = SWEEPS[limit]
     got, _ = verdicts([build(round(float(v), 6)) for v in values], EXACT, hz)
     assert changes(got) == 1 and got[0] == FIRST[limit]
+
+
+# exact gap sweep: 0.5-1.5 m in 5 cm steps and 1 cm steps around the switch
+EXACT_GAPS = sorted({round(float(v), 6) for v in (*np.arange(0.5, 1.5001, 0.05),
+                                                  *np.arange(0.66, 0.8001, 0.01))})
+
+
+@pytest.mark.slow  # 12 s at 120 Hz on the 2-core machine
+@pytest.mark.parametrize("hz", RATES)
+def test_exact_gap_verdicts_change_once_where_the_capsule_no_longer_fits(hz):
+    """Issue 20: the exact model crossed 0.8 m and fell into 0.75 and 0.85 m at 60 Hz (where
+    its frames fell on the edge). A walk now leaves an edge from its support line at every
+    frame rate: gaps narrower than the capsule with its skin on both sides, 2 x (radius +
+    skin_width) = 0.74 m, are walked over, wider ones fallen into (the switch measured at
+    0.745 m at 30 Hz, 0.76 m at 60 and 120 Hz)."""
+    got, reps = verdicts([gap(v) for v in EXACT_GAPS], EXACT, hz)
+    assert changes(got) == 1 and got[0] == "reached", list(zip(EXACT_GAPS, got))
+    fits = 2.0 * (EXACT.radius + EXACT.skin_width)
+    assert all(v == "reached" for g, v in zip(EXACT_GAPS, got) if g <= fits)
+    assert all(v == "fell" for g, v in zip(EXACT_GAPS, got) if g >= fits + 0.03)
+
+
+# ---------------------------------------------------------------- lips (issue 20)
+def place(rep):
+    """Where a lips walk ended: "slope" (where it started), "lip", or "below" (20 m down)."""
+    z = float(rep.trace[-1, 2])
+    return "below" if z < -10.0 else "slope" if z > 0.5 else "lip"
+
+
+@pytest.mark.slow  # 10-19 s at 120 Hz on the 2-core machine
+@pytest.mark.parametrize("hz", RATES)
+def test_lips_each_model_ends_where_its_engine_does(hz):
+    """A character on a 50-70 deg slope above a 20 m drop, walking up it: the exact and Jolt
+    models slide down and stand on the lip (Jolt does), the Rapier model stays on the slope
+    (Rapier does: its controller is grounded there and does not slide; measured with
+    tools/bench_engines.py, README "Lips"). Not pinned: the Jolt model falls off a bare
+    60-70 deg edge at 30 and 60 Hz, where Jolt stays (README)."""
+    lanes = [lips(50.0), lips(60.0, 0.0, 0.02), lips(70.0, 0.1, 0.05), lips(70.0, 0.05, 0.05)]
+    for model, where in (("exact", "lip"), ("jolt", "lip"), ("rapier", "slope")):
+        _v, reps = verdicts(lanes, MODEL_SETTINGS[model], hz)
+        assert [place(r) for r in reps] == [where] * len(lanes), model
+
+
+def test_only_the_rapier_model_keeps_still_on_steep_ground():
+    assert EXACT.slides_on_steep_ground and JOLT.slides_on_steep_ground
+    assert not RAPIER.slides_on_steep_ground
 
 
 # ---------------------------------------------------------------- walks (issue 19)

@@ -455,13 +455,22 @@ ONE_CHARACTER_WALKS = {1: {
     # was 140/268/526, 164/323/637, 175/326/647)
     "steep_ramp": [('a816fd3ce2cf04bb', 84), ('8316469d50dde73a', 156), ('b2770992e95bb40d', 301)],
     # issue 12: the gap walk now ends with fell_out_of_level instead of falling to the kill
-    # height (was bec2d457b17d4466/129, 171686720d018baf/283, f71e89bdb241022d/457)
-    "gap": [('88ea664936a0166f', 65), ('cfd70a8f57581b8f', 149), ('d909406d370572fb', 293)],
+    # height (was bec2d457b17d4466/129, 171686720d018baf/283, f71e89bdb241022d/457).
+    # Issue 20: a walk leaves an edge where its support ends, from the support line, at every
+    # frame rate (core/walk/edges.py): it leaves the 1 m gap's edge at -0.262 m at 30, 60 and
+    # 120 Hz (was -0.103, -0.223, -0.223 m, wherever its frames fell); was
+    # 88ea664936a0166f/65, cfd70a8f57581b8f/149, d909406d370572fb/293
+    "gap": [('70b711b7b575631e', 54), ('4869c99863912a1d', 132), ('c35b6f25535f327d', 282)],
     "ceiling": [('012560539e251575', 109), ('8066ee62f789aff6', 211), ('bfcb4d1507b86775', 414)],
     "corridor": [('7b8bfa8aca3aac72', 117), ('23ab04e31da24dd0', 213), ('2e3d6a69708b9004', 420)],
     # same walk; issue 12 adds the out-of-level sweeps while falling off the side (was 80, 153)
-    "stairs_down": [('0f504a7f9892d8e6', 83), ('e5aeb564c7caa652', 158),
-                    ('1b9fe86715d0e4d8', 313)],
+    # Issue 20 (the same departure from an edge): at 30 and 60 Hz the walk left the bottom
+    # stairs' nosing a frame's roll above its support line and its snap then met that nosing,
+    # so it flew down the last steps ("fell 0.6"); now it leaves from the support line, clear
+    # of the nosing, and sticks to the step below at all three rates (reached_goal only); was
+    # 0f504a7f9892d8e6/83, e5aeb564c7caa652/158, 1b9fe86715d0e4d8/313
+    "stairs_down": [('b572e12712a681b2', 107), ('f0982a3c4a088780', 185),
+                    ('d132e69ba41a3e6a', 337)],
 }}
 ONE_CHARACTER_WALKS[2] = ONE_CHARACTER_WALKS[1]  # recorded on numpy 2.4.6: the same bits
 
