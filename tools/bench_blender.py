@@ -44,7 +44,7 @@ import statistics
 import sys
 import time
 
-from capsule_collision.levelcheck import session
+from capsule_collision.levelcheck import sample_level, session
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -134,8 +134,6 @@ def recheck_after_move(bpy, cap_name: str, moves: int = 10) -> list:
 def recheck_all_sample(bpy, cache) -> list:
     """Re-check All on the sample level after every check ran once (warm cache), and again
     with the level cache cleared (read + build included)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    sample_level = importlib.import_module("sample_level")
     bpy.ops.wm.read_homefile(use_empty=True)
     sample_level.build()
     scene = bpy.context.scene
