@@ -15,7 +15,6 @@ from bpy.props import EnumProperty, StringProperty
 
 from .. import core
 from ..core import report as core_report
-from ..core import verdicts
 from . import cache, level_parts, penetration, properties, results, scene_data, staleness
 
 # ---------------------------------------------------------------- shared adapter pieces
@@ -409,19 +408,7 @@ def build_report(context):
     scene = context.scene
     settings = controller_settings(context)
     level, depsgraph = level_of(context)
-    scale = level.unit_scale
-    capsules, paths = [], []
-    for ob in sorted(scene.objects, key=lambda o: o.name):
-        st = ob.capsule_collision
-        if st.role == "CAPSULE":
-            capsules.append(verdicts.CapsuleCheck(
-                ob.name, scene_data.capsule_of(ob, scale), st.expect,
-                foot=tuple(float(x) * scale for x in ob.matrix_world.translation),
-                source="scene"))
-        elif st.role == "PATH":
-            paths.append(verdicts.PathCheck(
-                ob.name, scene_data.path_points(ob, depsgraph, scale), st.expect_walk,
-                source="scene"))
+    capsules, paths = scene_data.scene_checks(scene, depsgraph, level.unit_scale)
     with Progress(context, 1):
         res = core_report.run_checks(level.mesh, settings, capsules, paths)
     name = bpy.path.basename(bpy.data.filepath) or scene.name

@@ -47,6 +47,7 @@ import bpy
 import numpy as np
 
 from ..core import TriangleMesh, as_typed
+from ..core.checks.verdicts import CapsuleCheck, PathCheck
 from .scene_shapes import capsule_of, path_points, world_points
 
 RESULTS_COLLECTION = "Capsule Collision Results"
@@ -483,4 +484,23 @@ def read_level(depsgraph, scene) -> LevelGeometry:
 
 
 __all__ = ["LevelGeometry", "read_level", "read_parts", "level_from_parts", "capsule_of",
-           "path_points", "world_points", "membership", "collision_objects"]
+           "path_points", "world_points", "membership", "collision_objects", "scene_checks"]
+
+
+def scene_checks(scene, depsgraph, unit_scale: float) -> tuple[list, list]:
+    """What the scene asks to check, by object name: (capsules, paths) as core CapsuleCheck
+    (role CAPSULE, its expectation, the foot as placed) and PathCheck (role PATH). One
+    gathering for the panel's report and the pipeline CLI. ValueError for a bad capsule or
+    path, naming it."""
+    capsules, paths = [], []
+    for ob in sorted(scene.objects, key=lambda o: o.name):
+        role = role_of(ob)
+        if role == "CAPSULE":
+            foot = np.array(ob.matrix_world, dtype=np.float64)[:3, 3] * unit_scale
+            capsules.append(CapsuleCheck(ob.name, capsule_of(ob, unit_scale),
+                                         ob.capsule_collision.expect,
+                                         foot=tuple(float(x) for x in foot), source="scene"))
+        elif role == "PATH":
+            paths.append(PathCheck(ob.name, path_points(ob, depsgraph, unit_scale),
+                                   ob.capsule_collision.expect_walk, source="scene"))
+    return capsules, paths

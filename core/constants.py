@@ -270,6 +270,12 @@ SLIVER_REL2 = 1e-20
 # 2 leaves margin; a Y-up export read as Z-up has ~0 walkable area along up.
 SANITY_UP_AREA_RATIO = 2.0
 SANITY_UP_MIN_FRACTION = 0.2
+# Dimensionless. A level whose extent across another axis is at most this fraction of its
+# extent along up, with at least as much floor-or-ceiling area across that axis, looks
+# rotated: game levels are wider than tall (a Quake III map: ~3000 x 3000 x 800 units), and
+# brush-built maps have walls on both sides of each brush, so floors alone do not outweigh the
+# walls facing any one way (rule (a) misses them).
+SANITY_FLAT_RATIO = 0.5
 # Character heights. The area-weighted median height of a level's wall faces above this many
 # character heights (90 m at 1.8 m) says centimetres: walls in a metre level are storeys and
 # cliffs of 2-40 m, a centimetre level's doors (180-220) and storeys (300) are 100+.

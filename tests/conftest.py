@@ -5,38 +5,24 @@ without bpy) and ``tests/blender/`` needs the real ``bpy`` (every test there is 
 ``blender``). A core test that asks for a Blender fixture is an error, never a silent skip.
 Blender tests use the ``addon`` / ``scene`` fixtures,
 which load the checkout through Blender's real extension loader (the checkout is symlinked
-as ``<user resources>/extensions/user_default/capsule_collision``). ``bpy`` is imported
-lazily, once per process, after ``BLENDER_USER_RESOURCES`` and ``XDG_CACHE_HOME`` point to
-a temporary folder, so nothing is written into the home folder.
+as ``<user resources>/extensions/user_default/capsule_collision``; the code is
+``capsule_collision.levelcheck.session``, shared with the CLI and the benchmarks). ``bpy``
+is imported lazily, once per process, after ``BLENDER_USER_RESOURCES`` and ``XDG_CACHE_HOME``
+point to a temporary folder, so nothing is written into the home folder.
 
 No ``tests/__init__.py`` and no root ``conftest.py``: either would make pytest import the
 checkout as a package (running ``import bpy`` too early). See reference/blender_headless.md 7.2.
 """
 
-import atexit
-import os
 import pathlib
-import shutil
-import tempfile
 
 import pytest
+from capsule_collision.levelcheck import session
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-ADDON_ID = "capsule_collision"  # = blender_manifest.toml id
-MODULE = f"bl_ext.user_default.{ADDON_ID}"
+MODULE = session.EXTENSION_MODULE
 
-if "BLENDER_USER_RESOURCES" not in os.environ:  # must happen before `import bpy`
-    _user = tempfile.mkdtemp(prefix="capsule_collision_bpy_user_")
-    atexit.register(shutil.rmtree, _user, True)
-    os.environ["BLENDER_USER_RESOURCES"] = _user
-os.environ.setdefault(
-    "XDG_CACHE_HOME", os.path.join(os.environ["BLENDER_USER_RESOURCES"], "cache")
-)
-
-
-
-def _reraise(ex):
-    raise ex
+session.isolate_user_folders()  # before anything imports bpy
 
 
 @pytest.fixture(scope="session")
@@ -48,20 +34,9 @@ def bpy_module():
 
 @pytest.fixture(scope="session")
 def addon(bpy_module):
-    import addon_utils  # noqa: PLC0415
-
-    bpy = bpy_module
-    repo = os.path.join(bpy.utils.user_resource("EXTENSIONS"), "user_default")
-    os.makedirs(repo, exist_ok=True)
-    link = os.path.join(repo, ADDON_ID)
-    try:
-        os.symlink(ROOT, link)  # the checkout *is* the extension
-    except FileExistsError:  # made earlier, or by the other xdist worker sharing the folder
-        assert os.path.realpath(link) == os.path.realpath(ROOT), f"{link} is not this checkout"
-    mod = addon_utils.enable(MODULE, default_set=True, handle_error=_reraise)
-    assert mod is not None, f"{MODULE} did not load"
+    mod = session.enable_extension(ROOT)
     yield mod
-    addon_utils.disable(MODULE, default_set=True, handle_error=_reraise)
+    session.disable_extension()
 
 
 @pytest.fixture

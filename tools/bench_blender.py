@@ -39,38 +39,23 @@ from __future__ import annotations
 import argparse
 import atexit
 import importlib
-import os
 import pathlib
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 
+from capsule_collision.levelcheck import sample_level, session
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-ADDON_ID = "capsule_collision"
 
 
 def load_extension():
-    """Import bpy with a temporary user folder and enable the checkout as the extension."""
-    user = tempfile.mkdtemp(prefix="cc_bench_")
-    atexit.register(shutil.rmtree, user, True)
-    os.environ["BLENDER_USER_RESOURCES"] = user
-    os.environ.setdefault("XDG_CACHE_HOME", os.path.join(user, "cache"))
-    import bpy  # noqa: PLC0415  (first: it puts addon_utils on the path)
+    """Import bpy with a temporary user folder and enable the checkout as the extension
+    (Blender's real loader: ``capsule_collision.levelcheck.session``)."""
+    session.isolate_user_folders()
+    import bpy  # noqa: PLC0415
 
-    addon_utils = importlib.import_module("addon_utils")
-
-    repo = os.path.join(bpy.utils.user_resource("EXTENSIONS"), "user_default")
-    os.makedirs(repo, exist_ok=True)
-    os.symlink(ROOT, os.path.join(repo, ADDON_ID))
-
-    def reraise(ex):
-        raise ex
-
-    mod = addon_utils.enable(f"bl_ext.user_default.{ADDON_ID}", default_set=True,
-                             handle_error=reraise)
-    return bpy, mod
+    return bpy, session.enable_extension(ROOT)
 
 
 def build_grid(bpy, n: int, triangulated: bool):
@@ -149,8 +134,6 @@ def recheck_after_move(bpy, cap_name: str, moves: int = 10) -> list:
 def recheck_all_sample(bpy, cache) -> list:
     """Re-check All on the sample level after every check ran once (warm cache), and again
     with the level cache cleared (read + build included)."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    sample_level = importlib.import_module("sample_level")
     bpy.ops.wm.read_homefile(use_empty=True)
     sample_level.build()
     scene = bpy.context.scene

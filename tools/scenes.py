@@ -160,6 +160,70 @@ def soup(n: int, seed: int = 0, extent: float = 40.0):
     return verts, np.arange(3 * n, dtype=np.int64).reshape(n, 3)
 
 
+def _brush(lo, hi):
+    """A closed box brush, 12 outward triangles (as a brush-map compiler writes it)."""
+    x0, y0, z0 = lo
+    x1, y1, z1 = hi
+    v = np.array([[x, y, z] for x in (x0, x1) for y in (y0, y1) for z in (z0, z1)], float)
+    quads = [(0, 2, 6, 4), (1, 5, 7, 3), (0, 4, 5, 1), (2, 3, 7, 6), (0, 1, 3, 2),
+             (4, 6, 7, 5)]  # -z, +z, -y, +y, -x, +x, counter-clockwise from outside
+    t = [(a, b, c) for a, b, c, d in quads] + [(a, c, d) for a, b, c, d in quads]
+    return v, np.array(t, np.int64)
+
+
+def _wedge(x0, y0, x1, y1, z0, z1):
+    """A ramp brush rising along +x from z0 at x0 to z1 at x1 (sloped top, flat bottom)."""
+    v = np.array([[x0, y0, z0], [x1, y0, z0], [x1, y1, z0], [x0, y1, z0],
+                  [x1, y0, z1], [x1, y1, z1]], float)
+    t = [(0, 3, 2), (0, 2, 1), (0, 1, 4), (3, 5, 2), (1, 2, 5), (1, 5, 4), (0, 4, 5),
+         (0, 5, 3)]
+    return v, np.array(t, np.int64)
+
+
+def brush_map(rooms: int = 3, ramps: bool = True, high: float = 384.0, pillars: int = 4):
+    """A Quake-style brush map, Z up, in Quake units (a room is 512 x 512 x ``high``; walls,
+    floors and ceilings are 16-unit brushes with every side kept, doorways 128 wide and 160
+    high; a staircase of 8 x 16-unit steps, ``pillars`` 48-unit pillars and, with ``ramps``,
+    a ramp in each room). Returns (vertices, triangles). Its walls (two sides each) and
+    pillars outweigh its floors facing any one way, as in a real brush map."""
+    size, thick = 512.0, 16.0
+    span = rooms * size
+    parts = [_brush((0, 0, -thick), (span, span, 0)), _brush((0, 0, high), (span, span,
+                                                                            high + thick))]
+    for k in range(rooms + 1):  # walls along y (at x = k * size) and along x, with doorways
+        c = k * size
+        for a in range(rooms):
+            lo, hi = a * size, (a + 1) * size
+            door = 0 < k < rooms
+            for wall in ((c - thick / 2, lo, c + thick / 2, hi), (lo, c - thick / 2, hi,
+                                                                 c + thick / 2)):
+                x0, y0, x1, y1 = wall
+                if not door:
+                    parts.append(_brush((x0, y0, 0), (x1, y1, high)))
+                    continue
+                along_x = x1 - x0 > y1 - y0
+                mid, half = 0.5 * (lo + hi), 64.0
+                if along_x:
+                    parts += [_brush((x0, y0, 0), (mid - half, y1, high)),
+                              _brush((mid + half, y0, 0), (x1, y1, high)),
+                              _brush((mid - half, y0, 160), (mid + half, y1, high))]
+                else:
+                    parts += [_brush((x0, y0, 0), (x1, mid - half, high)),
+                              _brush((x0, mid + half, 0), (x1, y1, high)),
+                              _brush((x0, mid - half, 160), (x1, mid + half, high))]
+    for i in range(rooms):
+        for j in range(rooms):
+            x, y = i * size + 64, j * size + 64
+            parts += [_brush((x + 32 * s, y, 0), (x + 32 * s + 32, y + 96, 16 * (s + 1)))
+                      for s in range(8)]
+            if ramps:
+                parts.append(_wedge(x + 96, y + 320, x + 352, y + 416, 0, 96))
+            for p in range(pillars):
+                px, py = x + 320 + 80 * (p % 2), y + 96 + 80 * (p // 2)
+                parts.append(_brush((px, py, 0), (px + 48, py + 48, high)))
+    return _merge(parts)
+
+
 SCENES = {
     "stairs_ramps": lambda: stairs_ramps_block(),
     "terrain_100k": lambda: terrain(224, seed=1),

@@ -2,7 +2,8 @@
 
     python tools/screenshot.py [--out docs/viewport.png] [--width 1280] [--height 640]
 
-Builds the sample level (``tools/sample_level.py``), runs the extension's own operators on it
+Builds the sample level (``capsule_collision.levelcheck.sample_level``), runs the extension's
+own operators on it
 (``check_penetration`` on every capsule, ``walkthrough`` on every path), then draws, into one
 ``GPUOffScreen``, Blender's solid viewport (``draw_view3d``, as the 3D View shows it) seen from
 a camera over the course, and on top of it the extension's overlay (``overlay.draw_scene``:
@@ -20,6 +21,7 @@ import pathlib
 import sys
 
 from bench_blender import load_extension
+from capsule_collision.levelcheck import sample_level
 
 TOOLS = pathlib.Path(__file__).resolve().parent
 
@@ -123,11 +125,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.width < 16 or args.height < 16:
         print("screenshot: --width and --height must be at least 16 pixels", file=sys.stderr)
-        return 2
-    try:
-        sample_level = importlib.import_module("sample_level")
-    except ModuleNotFoundError:
-        print("screenshot: tools/sample_level.py (the sample level) is missing", file=sys.stderr)
         return 2
     print(render(sample_level, args.out, args.width, args.height))
     return 0

@@ -26,12 +26,25 @@ from typing import Any
 
 import numpy as np
 
-from ..walk.report import EVENTS
 from ..walk.walkthrough import FRAME_RATES, compare_frame_rates, walkthrough_many
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test
+from .findings import audit_findings, level_findings, worst_first
 from .naming import TriangleNames
-from .problems import headroom_problems, ledge_problems, stair_problems, stand_problems
+from .problems import AUDIT_KINDS
+from .reachability import reachability
+from .report_rows import (
+    TRIANGLES_LISTED,
+    audits_section,
+    capsule_rows,
+    finding_row,
+    frame_rate_rows,
+    walk_rows,
+    walkability_section,
+    warning_entry,
+)
 from .sanity import level_warnings
+from .severity import ERROR, count_by_severity, fails, parse_severity
+from .targets import region_findings, run_reachability, target_findings, target_rows
 from .verdicts import (
     MIN_REPORTED_DEPTH,
     Finding,
@@ -42,17 +55,15 @@ from .verdicts import (
     walk_finding,
     walk_verdict,
 )
-from .walkability import CEILING, STEEP, WALKABLE, WALL, classify_triangles
+from .walkability import classify_triangles
 
 REPORT_FORMAT = "capsule_collision.levelcheck"
 REPORT_VERSION = 1
 CHECKS = ("penetration", "walkability", "stand", "stairs", "headroom", "ledges", "walks",
-          "frame_rates")
+          "reachability", "frame_rates")
 # Every check but the frame-rate comparison, which walks every path three more times.
+# ("reachability" runs only on levels with spawns or targets.)
 DEFAULT_CHECKS = CHECKS[:-1]
-WORST_ROWS = 10  # rows listed per audit (the counts cover all)
-TRIANGLES_LISTED = 50  # penetrated triangles listed per capsule (the count covers all)
-CLASS_NAMES = {WALKABLE: "walkable", STEEP: "steep", WALL: "wall", CEILING: "ceiling"}
 
 
 def parse_checks(names) -> tuple:
@@ -110,6 +121,9 @@ class LevelResults:
     stairs: Any = None
     headroom: Any = None
     ledges: Any = None
+    spawns: np.ndarray | None = None
+    targets: list = field(default_factory=list)
+    reach: Any = None  # targets.ReachResults, or None when reachability did not run
     warnings: list = field(default_factory=list)
     findings: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
@@ -129,20 +143,34 @@ class LevelResults:
             return np.empty(0, np.int64)
         return np.unique(np.concatenate([np.asarray(t, np.int64) for t in tris]))
 
+    @property
+    def has_checks(self) -> bool:
+        """Whether the level says what to expect (capsules, paths, spawns or targets)."""
+        return bool(self.capsules or self.paths or self.targets
+                    or (self.spawns is not None and len(self.spawns)))
+
 
 def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
                min_depth=MIN_REPORTED_DEPTH, frame_rates=FRAME_RATES, workers=1,
-               progress=None) -> LevelResults:
+               progress=None, spawns=(), targets=(), reach=None,
+               likely_up=None) -> LevelResults:
     """Run ``checks`` (see CHECKS) on ``mesh`` (core.TriangleMesh, metres) with ``settings``
     (ControllerSettings), ``capsules`` (CapsuleCheck) and ``paths`` (PathCheck).
 
     workers : processes sharing the walks (``walkthrough_many``); progress : callable(str)
-    told before each check and path (e.g. printing to stderr), or None."""
+    told before each check and path (e.g. printing to stderr), or None. spawns : (K, 3)
+    foot points and targets : TargetCheck, judged by ``reach`` (default
+    ``core.reachability``; see core/checks/targets.py) when "reachability" is among the checks
+    and either is given.
+    likely_up : where the caller expects a rotated level's floors to face
+    (``sanity.level_warnings``), or None."""
     checks = parse_checks(checks)
     min_depth = parse_min_depth(min_depth)
     rates = parse_frame_rates(frame_rates) if "frame_rates" in checks else ()
     say = progress or (lambda _msg: None)
     res = LevelResults(mesh, settings, checks, list(capsules), list(paths), min_depth)
+    res.spawns = np.asarray(spawns, np.float64).reshape(-1, 3)
+    res.targets = list(targets)
 
     def timed(name, fn):
         say(f"check {name}")
@@ -151,7 +179,8 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
         res.timings[name] = round(time.perf_counter() - t0, 4)
         return out
 
-    res.warnings = list(timed("sanity", lambda: level_warnings(mesh, settings)))
+    res.warnings = list(timed("sanity", lambda: level_warnings(
+        mesh, settings, likely_up=likely_up)))
     if "walkability" in checks:
         res.walkability = timed("walkability", lambda: classify_triangles(
             mesh, settings.max_slope_deg, up=settings.up))
@@ -178,16 +207,25 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
         res.frame_rate_reports = timed("frame_rates", compare_all)
         for p, fr in zip(res.paths, res.frame_rate_reports):
             res.findings.append(_frame_rate_finding(p, fr))
-    if "stand" in checks:
-        res.stand = timed("stand", lambda: stand_test(mesh, settings))
-    if "stairs" in checks:
-        res.stairs = timed("stairs", lambda: stair_audit(mesh, settings))
-    if "headroom" in checks:
-        res.headroom = timed("headroom", lambda: headroom_audit(mesh, settings))
-    if "ledges" in checks:
-        res.ledges = timed("ledges", lambda: ledge_audit(mesh, settings))
+    _audits(res, timed)
+    if "reachability" in checks and (len(res.spawns) or res.targets):
+        res.reach = timed("reachability", lambda: run_reachability(
+            reach or reachability, mesh, res.spawns, res.targets, settings))
+        res.findings.extend(target_findings(res.targets, res.reach.reached))
     res.findings = [f for f in res.findings if f is not None]
     return res
+
+
+AUDITS = {"stand": stand_test, "stairs": stair_audit, "headroom": headroom_audit,
+          "ledges": ledge_audit}
+
+
+def _audits(res: LevelResults, timed):
+    """The audits among ``res.checks``, each timed, into ``res`` (their rows become findings
+    in ``level_report``, named)."""
+    for name, audit in AUDITS.items():
+        if name in res.checks:
+            setattr(res, name, timed(name, lambda audit=audit: audit(res.mesh, res.settings)))
 
 
 def _frame_rate_finding(path, fr) -> Finding | None:
@@ -209,207 +247,78 @@ def _frame_rate_finding(path, fr) -> Finding | None:
                    f"check the geometry near the event (a sliver, a seam or a borderline step)")
 
 
-def _pos(p) -> list:
-    return [round(float(x), 4) for x in p]
+def _findings(res: LevelResults, names: TriangleNames) -> list:
+    """Every finding of the level as (Finding, triangles, bracket, value): the expectations
+    that did not hold (capsules, walks, frame rates, targets), the audits' problems, where the
+    character cannot go (islands, traps) and the level's own warnings."""
+    out = []
+    for finding in res.findings:
+        tris: list = []
+        value = None
+        if finding.check == "capsule":
+            for check, verdict in zip(res.capsules, res.capsule_verdicts):
+                if check.name == finding.name:
+                    tris = verdict.triangles[:TRIANGLES_LISTED].tolist()
+                    value = verdict.deepest
+        elif finding.check == "walk":
+            for check, rep in zip(res.paths, res.walk_reports):
+                if check.name == finding.name:
+                    tris = [e.triangle for e in rep.events if e.triangle >= 0][:1]
+                    value = next((e.value for e in rep.events if e.kind != "reached_goal"),
+                                 None)
+        out.append((finding, tris, True, value))
 
+    def name_of(t):
+        n = names.name(t)
+        if n["object"] is None:
+            return f"triangle {t}"
+        return n["object"] + ("" if n["face"] is None else f" face {n['face']}")
 
-def _value(row: dict, key: str, value, reason: str) -> dict:
-    """row[key] = value (rounded) when finite, else None and row[key + '_null_reason']."""
-    v = None if value is None else float(value)
-    if v is not None and math.isfinite(v):
-        row[key] = round(v, 6)
-    else:
-        row[key] = None
-        row[key + "_null_reason"] = reason
-    return row
-
-
-# ----------------------------------------------------------------------------- sections
-def _walkability_section(mesh, codes) -> dict:
-    out = {}
-    for code, name in CLASS_NAMES.items():
-        mask = codes == code
-        out[name] = {"faces": int(mask.sum()), "area_m2": round(float(mesh.areas[mask].sum()), 4)}
+    for kind, attr in zip(AUDIT_KINDS, ("stand", "stairs", "headroom", "ledges")):
+        result = getattr(res, attr)
+        if result is None:
+            continue
+        problems = worst_first(kind, result)
+        findings, rows = audit_findings(kind, result, name_of, res.settings)
+        for k, finding in enumerate(findings):
+            row = rows[k] if k < len(rows) else None
+            out.append((finding, [] if row is None else [int(problems.faces[row])], False,
+                        None if row is None else problems.value[row]))
+    if res.reach is not None:
+        for finding in region_findings(res.reach.result, name_of):
+            out.append((finding, [], False, None))
+    out.extend((f, [], False, None) for f in level_findings(res.warnings, res.has_checks))
     return out
-
-
-def _capsule_rows(res: LevelResults, names: TriangleNames) -> list:
-    rows = []
-    for check, verdict in zip(res.capsules, res.capsule_verdicts):
-        cap = check.capsule
-        height = float(np.linalg.norm(cap.b - cap.a)) + 2.0 * cap.radius
-        listed = [dict(names.name(t), position=_pos(p), depth_m=round(float(d), 6))
-                  for t, p, d in zip(verdict.triangles[:TRIANGLES_LISTED],
-                                     verdict.points[:TRIANGLES_LISTED],
-                                     verdict.depths[:TRIANGLES_LISTED])]
-        finding = capsule_finding(check, verdict)
-        rows.append({
-            "name": check.name, "source": check.source, "foot": _pos(check.foot),
-            "radius_m": round(float(cap.radius), 6), "height_m": round(height, 6),
-            "expected": check.expect, "verdict": verdict.word, "ok": finding is None,
-            "penetrating_count": int(verdict.triangles.size),
-            "deepest_m": round(verdict.deepest, 6), "push_out_m": _pos(verdict.push_out),
-            "triangles": listed})
-    return rows
-
-
-def _event_row(event, names: TriangleNames) -> dict:
-    row = {"kind": event.kind, "time_s": round(float(event.time), 4),
-           "position": _pos(event.position), "unit": EVENTS[event.kind].unit}
-    if event.value is None and event.kind in ("blocked",):
-        row["value"] = None
-        row["value_null_reason"] = "blocked by a wall: no value"
-    else:
-        _value(row, "value", event.value,
-               "no surface within the probe range" if event.value is not None
-               else "no value for this event")
-    row.update(names.name(event.triangle))
-    return row
-
-
-def _walk_rows(res: LevelResults, names: TriangleNames) -> list:
-    rows = []
-    for check, rep in zip(res.paths, res.walk_reports):
-        finding = walk_finding(check, rep)
-        rows.append({
-            "name": check.name, "source": check.source, "expected": check.expect,
-            "verdict": walk_verdict(rep), "ok": finding is None,
-            "reached_goal": bool(rep.reached_goal), "frames": int(len(rep.trace)),
-            "duration_s": round(float(rep.duration), 4),
-            "start": _pos(check.points[0]), "goal": _pos(check.points[-1]),
-            "end": _pos(rep.trace[-1]),
-            "events": [_event_row(e, names) for e in rep.events]})
-    return rows
-
-
-def _frame_rate_rows(res: LevelResults) -> list:
-    rows = []
-    for p, fr in zip(res.paths, res.frame_rate_reports):
-        diffs = []
-        for d in fr.differences:
-            diffs.append({"what": d["what"], "kind": d.get("kind"),
-                          "present_at": list(d["present_at"]), "absent_at": list(d["absent_at"]),
-                          "positions": {k: _pos(v) for k, v in d.get("positions", {}).items()}})
-        rows.append({"name": p.name, "rates": list(fr.rates), "consistent": bool(fr.consistent),
-                     "verdicts": {str(k): v for k, v in fr.verdicts.items()},
-                     "differences": diffs})
-    return rows
-
-
-def _audit_rows(names, faces, values, positions, order, key, reason) -> list:
-    return [_value(dict(names.name(faces[k]), position=_pos(positions[k])), key, values[k],
-                   reason) for k in order[:WORST_ROWS]]
-
-
-def _audits_section(res: LevelResults, names: TriangleNames) -> dict:
-    out = {}
-    if res.stand is not None:
-        st = res.stand
-        out["cannot_stand"] = {
-            "faces": int(stand_problems(st).rows.size), "of_walkable": int(len(st.tested)),
-            "deepest": _audit_rows(names, st.faces, st.depth, st.position,
-                                   np.argsort(-st.depth, kind="stable"), "depth_m", "")}
-    if res.stairs is not None:
-        sa = res.stairs  # rows are the riser triangles of stair flights (core.audits.stairs)
-        first = np.unique(sa.step, return_index=True)[1]  # one row per riser
-        bad = stair_problems(sa).rows  # core.checks.problems: the panel's rule too
-        worst = []
-        for k in bad[np.argsort(-sa.rise[bad], kind="stable")][:WORST_ROWS]:
-            row = dict(names.name(sa.riser[k]), position=_pos(sa.position[k]),
-                       rise_m=round(float(sa.rise[k]), 6), too_high=bool(sa.too_high[k]),
-                       too_shallow=bool(sa.too_shallow[k]), flight=int(sa.flight[k]),
-                       step=int(sa.step[k]))
-            worst.append(_value(row, "tread_depth_m", sa.tread_depth[k],
-                                "the top riser of its flight: no next riser"))
-        out["stairs"] = {
-            "flights": int(len(np.unique(sa.flight))),
-            "step_risers": int(len(first)),
-            "too_high": int(sa.too_high[first].sum()),
-            "too_shallow": int(sa.too_shallow[first].sum()),
-            "worst": worst}
-    if res.headroom is not None:
-        h = res.headroom
-        out["low_headroom"] = {
-            "faces": int(headroom_problems(h).rows.size),
-            "lowest": _audit_rows(names, h.faces, h.clearance, h.position,
-                                  np.argsort(h.clearance, kind="stable"), "clearance_m", "")}
-    if res.ledges is not None:
-        lg = res.ledges
-        sort_key = np.where(np.isfinite(lg.drop), lg.drop, np.inf)
-        rows = _audit_rows(names, lg.faces, lg.drop, lg.position,
-                           np.argsort(-sort_key, kind="stable"), "drop_m",
-                           "no floor below within the audit's reach")
-        for row, k in zip(rows, np.argsort(-sort_key, kind="stable")):
-            row.update(length_m=round(float(lg.length[k]), 6), start=_pos(lg.start[k]),
-                       end=_pos(lg.end[k]))
-        out["ledges"] = {
-            "runs": int(ledge_problems(lg).rows.size),
-            "faces": int(len(np.unique(lg.edge_faces))),
-            "highest": rows}
-    return out
-
-
-def _warning_entry(w):
-    if isinstance(w, str):
-        return {"message": w}
-    for attr in ("to_dict", "_asdict"):
-        if hasattr(w, attr):
-            d = getattr(w, attr)()
-            return {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in d.items()}
-    return {"message": str(w)}
-
-
-def _finding_row(finding: Finding, res: LevelResults, names: TriangleNames) -> dict:
-    """The finding as JSON with the faces it is about, named, and named in its message."""
-    tris: list = []
-    if finding.check == "capsule":
-        for check, verdict in zip(res.capsules, res.capsule_verdicts):
-            if check.name == finding.name:
-                tris = verdict.triangles[:TRIANGLES_LISTED].tolist()
-    elif finding.check == "walk":
-        for check, rep in zip(res.paths, res.walk_reports):
-            if check.name == finding.name:
-                tris = [e.triangle for e in rep.events if e.triangle >= 0][:1]
-    faces = [names.name(t) for t in tris]
-    row = dict(finding.to_dict(), faces=faces, new=None)
-    by_object: dict = {}
-    for f in faces:
-        if f["object"] is not None:
-            by_object.setdefault(f["object"], set()).add(f["face"])
-    if by_object:
-        where = "; ".join(
-            obj + (" face" + ("s " if len(fs - {None}) > 1 else " ")
-                   + ", ".join(str(x) for x in sorted(fs - {None})) if fs - {None} else "")
-            for obj, fs in sorted(by_object.items()))
-        row["message"] += f" [{where}]"
-    elif faces:
-        row["message"] += " [triangles " + ", ".join(str(f["triangle"]) for f in faces) + "]"
-    return row
 
 
 def level_report(res: LevelResults, *, level: str = "level", file: str | None = None,
-                 geometry=None, index: int = 0) -> dict:
+                 geometry=None, index: int = 0, fail_on: str = ERROR) -> dict:
     """One level's report (JSON-ready; see schema/report.schema.json). ``geometry``: the
-    extension's LevelGeometry naming triangles by object and face, or None."""
+    extension's LevelGeometry naming triangles by object and face, or None. ``ok``: no
+    finding fails a gate on ``fail_on`` (core.checks.severity.fails)."""
     names = TriangleNames(geometry)
     mesh = res.mesh
+    findings = [finding_row(f, tris, names, bracket, value)
+                for f, tris, bracket, value in _findings(res, names)]
     report = {
-        "level": level, "file": file, "index": int(index),
+        "level": level, "file": file, "key": file or level, "index": int(index),
         "triangles": int(mesh.n_triangles),
         "objects": list(geometry.objects) if geometry is not None else [],
         "settings": res.settings.to_dict(), "checks": list(res.checks),
         "min_reported_depth_m": res.min_depth,
-        "warnings": [_warning_entry(w) for w in res.warnings],
-        "walkability": (_walkability_section(mesh, res.walkability)
+        "warnings": [warning_entry(w) for w in res.warnings],
+        "walkability": (walkability_section(mesh, res.walkability)
                         if res.walkability is not None else None),
-        "capsules": _capsule_rows(res, names),
-        "walks": _walk_rows(res, names),
-        "frame_rates": _frame_rate_rows(res),
-        "audits": _audits_section(res, names),
-        "findings": [_finding_row(f, res, names) for f in res.findings],
+        "capsules": capsule_rows(res, names),
+        "walks": walk_rows(res, names),
+        "frame_rates": frame_rate_rows(res),
+        "targets": (target_rows(res.targets, res.reach.reached)
+                    if res.reach is not None else []),
+        "audits": audits_section(res, names),
+        "findings": findings,
         "timings_s": dict(res.timings),
     }
-    report["ok"] = not report["findings"]
+    report["ok"] = not any(fails(f["severity"], fail_on) for f in findings)
     return report
 
 
@@ -422,34 +331,55 @@ def check_level(mesh, settings, capsules=(), paths=(), *, geometry=None, level="
 
 # ----------------------------------------------------------------------------- documents
 def finding_key(level: dict, finding: dict) -> tuple:
-    """Identity of a finding across runs: the level's file (or name) and the finding's check,
-    name and verdicts (positions move by float noise, so they are not part of it)."""
-    return (level.get("file") or level["level"], finding["check"], finding["name"],
-            finding["expected"], finding["got"])
+    """Identity of a finding across runs: the level's ``key`` (the CLI's path relative to
+    its ``--root``, else the file or name) and the finding's check, name and verdicts. Names
+    are stable: a capsule's or path's name, an audit row's object and face (positions move by
+    float noise, so they are not part of it)."""
+    return (level.get("key") or level.get("file") or level["level"], finding["check"],
+            finding["name"], finding["expected"], finding["got"])
 
 
-def combine_levels(levels) -> dict:
-    """The report document over ``levels`` (level reports), sorted by their ``index``."""
+def _summarise(document: dict, fail_on: str) -> dict:
+    """Set each level's and the document's ``ok`` and the summary's counts for ``fail_on``:
+    a finding fails the gate when its severity is at or above ``fail_on`` and, with a
+    baseline, it is new."""
+    levels = document["levels"]
+    findings = [f for lv in levels for f in lv["findings"]]
+    failing = 0
+    for lv in levels:
+        bad = [f for f in lv["findings"]
+               if fails(f["severity"], fail_on) and f.get("new") is not False]
+        lv["ok"] = not bad
+        failing += len(bad)
+    new = [f for f in findings if f.get("new")]
+    summary = document["summary"]
+    summary.update(levels=len(levels), findings=len(findings),
+                   by_severity=count_by_severity(f["severity"] for f in findings),
+                   fail_on=fail_on, failing=failing, ok=failing == 0)
+    if document.get("baseline") is not None:
+        summary["new_findings"] = len(new)
+    return document
+
+
+def combine_levels(levels, fail_on: str = ERROR) -> dict:
+    """The report document over ``levels`` (level reports), sorted by their ``index``;
+    ``summary.ok`` when no finding fails a gate on ``fail_on``."""
+    fail_on = parse_severity(fail_on, "fail_on")
     levels = sorted(levels, key=lambda r: r["index"])
-    n = sum(len(r["findings"]) for r in levels)
-    return {"format": REPORT_FORMAT, "version": REPORT_VERSION, "levels": levels,
-            "baseline": None,
-            "summary": {"levels": len(levels), "findings": n, "new_findings": None,
-                        "ok": n == 0}}
+    document = {"format": REPORT_FORMAT, "version": REPORT_VERSION, "levels": levels,
+                "baseline": None, "summary": {"new_findings": None}}
+    return _summarise(document, fail_on)
 
 
 def mark_baseline(document: dict, baseline: dict, baseline_file: str | None = None) -> dict:
     """Flag each finding of ``document`` ``new`` when ``baseline`` (a previous document) has
-    no finding with the same ``finding_key``; ``summary.ok`` then means no new findings."""
+    no finding with the same ``finding_key``; ``summary.ok`` then means no new finding fails
+    the gate (the document's ``summary.fail_on``)."""
     if not isinstance(baseline, dict) or baseline.get("format") != REPORT_FORMAT:
         raise ValueError(f"baseline {baseline_file or ''}: not a {REPORT_FORMAT} report".strip())
     known = {finding_key(lv, f) for lv in baseline.get("levels", []) for f in lv["findings"]}
-    new = 0
     for lv in document["levels"]:
         for f in lv["findings"]:
             f["new"] = finding_key(lv, f) not in known
-            new += f["new"]
     document["baseline"] = {"file": baseline_file, "known_findings": len(known)}
-    document["summary"]["new_findings"] = new
-    document["summary"]["ok"] = new == 0
-    return document
+    return _summarise(document, document["summary"].get("fail_on", ERROR))

@@ -6,10 +6,17 @@ wrong: no floor is walkable, or every step is 100 times too high. ``level_warnin
 in words, once, so that the extension and the CLI can show it before any verdict.
 
 Checks (thresholds in core/constants.py, each with its reason):
-* ``up_axis``: the area of faces that would be walkable if another coordinate axis (+-X,
-  +-Y, +-Z, except ``up`` itself) were up exceeds SANITY_UP_AREA_RATIO times the area walkable
-  along ``up``, and is at least SANITY_UP_MIN_FRACTION of the level's area: the walkable area
-  lies mostly across another axis (a Y-up export read as Z-up puts every floor on a wall).
+* ``up_axis``: the level looks rotated, its floors facing another coordinate axis. Either
+  (a) the area of faces that would be walkable if another axis (+-X, +-Y, +-Z, except ``up``)
+  were up exceeds SANITY_UP_AREA_RATIO times the area walkable along ``up`` and is at least
+  SANITY_UP_MIN_FRACTION of the level's area (open levels: terrain, courses), or (b) the
+  level is flat across another axis (its extent there at most SANITY_FLAT_RATIO of its extent
+  along ``up``) and has at least as much floor-or-ceiling area across that axis as across
+  ``up``, at least SANITY_UP_MIN_FRACTION of its area (brush-built maps, whose walls have two
+  sides and outweigh the floors facing any one way). Which way the floors face: the side with
+  more sloped walkable area (ramps, terrain), else ``likely_up`` (the caller's guess, e.g.
+  where an importer put a Z-up file's up), else the side with more flat area. The warning's
+  ``axis`` names it ("-Y"); a Z-up OBJ read as Y-up faces -Y, a Y-up one read as Z-up +Y.
 * ``centimetres``: the level's walls are mostly taller than SANITY_WALL_HEIGHTS character
   heights (the area-weighted median height of its walls, a wall being the wall faces of one
   plane: a 180-unit door, a 300-unit storey), or its largest extent exceeds
@@ -25,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..constants import (
+    SANITY_FLAT_RATIO,
     SANITY_MAX_EXTENT,
     SANITY_UP_AREA_RATIO,
     SANITY_UP_MIN_FRACTION,
@@ -44,10 +52,12 @@ _DEFAULT_SLOPE_DEG = 45.0
 
 class SanityWarning(NamedTuple):
     """One warning about a whole level: ``code`` ("up_axis" or "centimetres"), ``message`` a
-    sentence for a designer (what looks wrong, the evidence, what to do)."""
+    sentence for a designer (what looks wrong, the evidence, what to do); ``axis``: for
+    "up_axis" the direction the level's floors face ("+X" ... "-Z"), else None."""
 
     code: str
     message: str
+    axis: str | None = None
 
 
 def _face_data(mesh):
@@ -57,10 +67,22 @@ def _face_data(mesh):
     return np.asarray(mesh.normals), np.asarray(mesh.areas), corners
 
 
-def _up_axis_warning(normals, areas, up, cos_walk):
+def _floor_side(normals, areas, axis, cos_walk, likely_up) -> int:
+    """+1 when the floors across ``axis`` (a unit axis) face +axis, -1 when -axis."""
+    d = normals @ axis
+    flat = np.cos(np.radians(1.0))
+    sloped = [float(areas[(s * d >= cos_walk) & (s * d < flat)].sum()) for s in (1, -1)]
+    if max(sloped) > 1.25 * min(sloped) and max(sloped) > 0.0:
+        return 1 if sloped[0] > sloped[1] else -1
+    if likely_up is not None and abs(float(likely_up @ axis)) > 0.9:
+        return 1 if float(likely_up @ axis) > 0 else -1
+    level = [float(areas[s * d >= cos_walk].sum()) for s in (1, -1)]
+    return 1 if level[0] >= level[1] else -1
+
+
+def _rotated(normals, areas, corners, up, cos_walk, likely_up):
+    """(axis name, evidence) when the level's floors face another axis than ``up``."""
     total = float(areas.sum())
-    if total <= 0.0:
-        return None
     walk_up = float(areas[normals @ up >= cos_walk].sum())
     best, best_area = None, 0.0
     for name, axis in zip(_AXIS_NAMES, _AXES, strict=True):
@@ -69,16 +91,41 @@ def _up_axis_warning(normals, areas, up, cos_walk):
         area = float(areas[normals @ axis >= cos_walk].sum())
         if area > best_area:
             best, best_area = name, area
-    if best is None or best_area < SANITY_UP_MIN_FRACTION * total:
+    if (best is not None and best_area >= SANITY_UP_MIN_FRACTION * total
+            and best_area > SANITY_UP_AREA_RATIO * walk_up):
+        return best, (f"{100 * best_area / total:.0f}% of its area would be walkable floor if "
+                      f"{best} were up, against {100 * walk_up / total:.0f}% along up")
+    pts = corners.reshape(-1, 3)
+    extent_up = float(np.ptp(pts @ up))
+    across_up = float(areas[np.abs(normals @ up) >= cos_walk].sum())
+    for axis in _AXES[::2]:
+        if abs(float(axis @ up)) >= cos_walk:
+            continue
+        across = float(areas[np.abs(normals @ axis) >= cos_walk].sum())
+        extent = float(np.ptp(pts @ axis))
+        if (extent <= SANITY_FLAT_RATIO * extent_up and across >= across_up
+                and across >= SANITY_UP_MIN_FRACTION * total):
+            side = _floor_side(normals, areas, axis, cos_walk, likely_up)
+            name = _AXIS_NAMES[int(np.flatnonzero((_AXES == side * axis).all(1))[0])]
+            return name, (f"it is {extent:,.4g} units across {name[1]} but "
+                          f"{extent_up:,.4g} along up, and {100 * across / total:.0f}% of its "
+                          f"area is floor or ceiling across {name[1]} against "
+                          f"{100 * across_up / total:.0f}% across up")
+    return None
+
+
+def _up_axis_warning(normals, areas, corners, up, cos_walk, likely_up=None):
+    if float(areas.sum()) <= 0.0:
         return None
-    if best_area <= SANITY_UP_AREA_RATIO * walk_up:
+    found = _rotated(normals, areas, corners, up, cos_walk, likely_up)
+    if found is None:
         return None
+    axis, evidence = found
     return SanityWarning(
         "up_axis",
-        f"{100 * best_area / total:.0f}% of the level's area would be walkable floor if "
-        f"{best} were up, against {100 * walk_up / total:.0f}% along up = "
-        f"{tuple(round(float(x), 3) for x in up)}: the level looks exported with another up "
-        f"axis (a Y-up export read as Z-up?). Re-export it Z-up or pass the right up.")
+        f"the level looks rotated, its floors facing {axis}: {evidence}. Rotate it so its "
+        f"floors face up = {tuple(round(float(x), 3) for x in up)}, or tell the importer the "
+        f"file's up axis.", axis)
 
 
 def _median_wall_height(normals, areas, corners, up, extent):
@@ -126,11 +173,14 @@ def _centimetre_warning(normals, areas, corners, up, height):
         f"to metres (x 0.01 for centimetres).")
 
 
-def level_warnings(mesh, settings=None, up=(0.0, 0.0, 1.0)) -> list[SanityWarning]:
+def level_warnings(mesh, settings=None, up=(0.0, 0.0, 1.0),
+                   likely_up=None) -> list[SanityWarning]:
     """Warnings about the whole level ``mesh`` (a TriangleMesh, metres expected).
 
     settings : ControllerSettings or None (its ``height`` and ``max_slope_deg``; defaults
         1.8 m and 45 deg). up : (3,) non-zero, the level's up (normalised here).
+    likely_up : (3,) unit or None, where the caller would expect the floors of a rotated
+        level to face (breaks a tie between floors and ceilings; see the module docstring).
     Returns a list of SanityWarning(code, message), empty for a metre level the right way
     up; at most one warning per code. Raises ValueError for a bad ``up``.
     """
@@ -144,7 +194,8 @@ def level_warnings(mesh, settings=None, up=(0.0, 0.0, 1.0)) -> list[SanityWarnin
     cos_walk = float(np.cos(np.radians(min(slope, 89.0))))
     normals, areas, corners = _face_data(mesh)
     out = []
-    for warning in (_up_axis_warning(normals, areas, up, cos_walk),
+    likely = None if likely_up is None else as_point(likely_up, "likely_up")
+    for warning in (_up_axis_warning(normals, areas, corners, up, cos_walk, likely),
                     _centimetre_warning(normals, areas, corners, up, height)):
         if warning is not None:
             out.append(warning)

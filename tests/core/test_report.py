@@ -78,9 +78,11 @@ def test_schema_rejects_a_report_with_a_bad_expectation_or_a_bare_null(report):
 
 def test_findings_name_objects_faces_positions_and_values(report):
     assert not report["ok"]
-    keys = [(f["check"], f["name"], f["expected"], f["got"]) for f in report["findings"]]
+    keys = [(f["check"], f["name"], f["expected"], f["got"]) for f in report["findings"]
+            if f["severity"] == "error"]
     assert keys == [("capsule", "spawn_in_riser", "clear", "penetrating"),
                     ("walk", "up_the_step", "reached_goal", "step_too_high")]
+    assert [f["check"] for f in report["findings"][:2]] == ["capsule", "walk"]  # errors first
     caps = {c["name"]: c for c in report["capsules"]}
     riser = caps["spawn_in_riser"]
     assert riser["deepest_m"] == pytest.approx(0.25)
@@ -123,19 +125,26 @@ def test_plain_core_use_names_triangles_by_index():
 def test_baseline_flags_only_new_findings(report):
     old = json.loads(json.dumps(combine_levels([report])))
     same = mark_baseline(json.loads(json.dumps(combine_levels([report]))), old, "old.json")
-    assert same["summary"] == {"levels": 1, "findings": 2, "new_findings": 0, "ok": True}
+    n = len(report["findings"])
+    by_severity = {"error": 2, "warning": 0, "info": n - 2}  # the ledges are infos
+    assert same["summary"] == {"levels": 1, "findings": n, "new_findings": 0, "ok": True,
+                               "by_severity": by_severity, "fail_on": "error", "failing": 0}
     assert all(f["new"] is False for f in same["levels"][0]["findings"])
     fewer = json.loads(json.dumps(old))
-    fewer["levels"][0]["findings"].pop()
+    fewer["levels"][0]["findings"].pop(1)  # the walk
     marked = mark_baseline(json.loads(json.dumps(combine_levels([report]))), fewer)
     assert marked["summary"]["new_findings"] == 1 and not marked["summary"]["ok"]
-    assert [f["new"] for f in marked["levels"][0]["findings"]] == [False, True]
+    assert [f["new"] for f in marked["levels"][0]["findings"]] == [False, True] + [False] * (
+        n - 2)
+    fewer["levels"][0]["findings"].pop()  # a ledge (an info): new, but no gate fails on it
+    marked = mark_baseline(json.loads(json.dumps(combine_levels([report]))), fewer)
+    assert marked["summary"]["new_findings"] == 2 and marked["summary"]["failing"] == 1
     with pytest.raises(ValueError, match="baseline b.json"):
         mark_baseline(combine_levels([report]), {"levels": []}, "b.json")
 
 
 def test_combine_orders_levels_by_index():
-    a = {"index": 1, "findings": [{}], "level": "a"}
+    a = {"index": 1, "findings": [{"severity": "error"}], "level": "a"}
     b = {"index": 0, "findings": [], "level": "b"}
     doc = combine_levels([a, b])
     assert [lv["level"] for lv in doc["levels"]] == ["b", "a"]

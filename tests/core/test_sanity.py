@@ -78,3 +78,30 @@ def test_bad_up_raises(sample):
 def test_exported_from_core():
     assert core.level_warnings is level_warnings
     assert core.SanityWarning is SanityWarning
+
+
+def _misread_as_y_up(v):
+    """A Z-up file as Blender's OBJ importer reads it with its defaults (Y up, forward -Z):
+    the file's (x, y, z) lands at (x, -z, y)."""
+    return np.stack([v[:, 0], -v[:, 2], v[:, 1]], 1)
+
+
+def test_a_brush_map_read_on_its_side_is_rotated_and_says_which_way():
+    """Named regression: a Quake-style brush map exported Z-up and read as Y-up got no
+    warning (its two-sided walls and pillars outweigh the floors facing any one way)."""
+    v, t = scenes.brush_map(3)
+    assert [w.code for w in level_warnings(TriangleMesh(v, t))] == ["centimetres"]
+    (up, _cm) = level_warnings(TriangleMesh(_misread_as_y_up(v), t))
+    assert (up.code, up.axis) == ("up_axis", "-Y") and "floors facing -Y" in up.message
+    # boxes only (no ramp tells floors from ceilings): the caller's guess decides
+    v, t = scenes.brush_map(3, ramps=False)
+    misread = TriangleMesh(_misread_as_y_up(v), t)
+    assert level_warnings(misread, likely_up=(0, -1, 0))[0].axis == "-Y"
+    assert level_warnings(misread, likely_up=(0, 1, 0))[0].axis == "+Y"
+
+
+def test_a_y_up_level_read_as_z_up_faces_plus_y():
+    v, t = scenes.brush_map(2)
+    y_up = np.stack([v[:, 0], v[:, 2], -v[:, 1]], 1)  # the same map written Y-up
+    (up, _cm) = level_warnings(TriangleMesh(y_up, t))
+    assert up.axis == "+Y"

@@ -1,36 +1,32 @@
 """levelcheck's Blender side: load a level file with Blender's own importers and gather what to
 check through the extension's scene reading (``addon/scene_data.py``; no second reader here).
 
-Needs ``blender_session.start()`` first. Blender's units and axes are whatever its importers
-make of the file (glTF's Y-up and FBX's centimetres are converted on import), so a level gives
-the same verdicts in every format.
+Needs ``session.start()`` first. Blender's units and axes are whatever its importers make of
+the file (glTF's Y-up and FBX's centimetres are converted on import; OBJ and FBX take the
+``up`` / ``forward`` axes of ``--up`` / ``--forward`` or the sidecar), so a level gives the
+same verdicts in every format.
 """
 
 from __future__ import annotations
 
 import os
 
-import blender_session
-
-IMPORTERS = {  # extension -> (operator path, keyword arguments)
-    ".obj": ("wm.obj_import", {}),
-    ".glb": ("import_scene.gltf", {}),
-    ".gltf": ("import_scene.gltf", {}),
-    ".fbx": ("import_scene.fbx", {}),
-}
-LEVEL_SUFFIXES = (".blend",) + tuple(IMPORTERS)
+from ..addon import properties, scene_data
+from ..core import as_typed
+from . import sample_level
+from .axes import importer
 
 
 class LevelError(ValueError):
     """A level that cannot be checked (unreadable, no collision meshes): exit status 2."""
 
 
-def load(bpy, path: str | None, sample_bugs: bool = True):
+def load(bpy, path: str | None, up: str | None = None, forward: str | None = None,
+         sample_bugs: bool = True):
     """Replace the current file with the level at ``path`` (None: the bundled sample level,
-    built in memory). Returns the scene. LevelError when Blender cannot read it."""
+    built in memory), read with the importer axes ``up``/``forward`` (OBJ, FBX). Returns the
+    scene. LevelError when Blender cannot read it."""
     if path is None:
-        import sample_level  # noqa: PLC0415
-
         bpy.ops.wm.read_homefile(use_empty=True)
         sample_level.build(bpy.context.scene, bugs=sample_bugs)
         return bpy.context.scene
@@ -41,7 +37,7 @@ def load(bpy, path: str | None, sample_bugs: bool = True):
             bpy.ops.wm.open_mainfile(filepath=path, load_ui=False)
         else:
             bpy.ops.wm.read_homefile(use_empty=True)
-            op_path, kwargs = IMPORTERS[suffix]
+            op_path, kwargs = importer(suffix, up, forward)
             group, name = op_path.split(".")
             result = getattr(getattr(bpy.ops, group), name)(filepath=path, **kwargs)
             if "FINISHED" not in result:
@@ -69,12 +65,9 @@ def set_collision_source(bpy, scene, collection: str | None, naming: bool):
 
 
 def read(bpy, scene):
-    """(LevelGeometry, scene settings dict in metres, capsules, paths) of ``scene``.
-
-    Capsules: [(name, core Capsule, expect)] of objects with role CAPSULE; paths:
-    [(name, (N, 3) points, expect)] of role PATH; all through ``addon/scene_data.py``."""
-    scene_data = blender_session.extension_module("addon.scene_data")
-    properties = blender_session.extension_module("addon.properties")
+    """(LevelGeometry, scene settings dict in metres, capsules, paths) of ``scene``: the
+    capsules (CapsuleCheck) and paths (PathCheck) its objects carry, gathered by the
+    extension (``scene_data.scene_checks``, as the panel's report does)."""
     depsgraph = bpy.context.evaluated_depsgraph_get()
     try:
         geometry = scene_data.read_level(depsgraph, scene)
@@ -84,24 +77,13 @@ def read(bpy, scene):
         settings = properties.controller_settings(scene).to_dict()
     except ValueError as exc:
         raise LevelError(f"the level's character settings: {exc}") from exc
-    # Blender stores the settings as float32 (0.35 reads 0.3499999940395355): use the value
-    # the designer typed, its shortest decimal at float32 precision, so a .blend and the same
-    # level exported to glTF/OBJ/FBX (default settings) walk identically.
-    as_typed = blender_session.extension_module("core").as_typed
+    # Settings scaled by a scene unit scale are read as typed too (0.35 m stays 0.35), so
+    # a .blend and the same level exported to glTF/OBJ/FBX walk identically.
     settings = {k: as_typed(v) for k, v in settings.items()}
-    unit = geometry.unit_scale
-    capsules, paths = [], []
-    for obj in sorted(scene.objects, key=lambda o: o.name):
-        role = scene_data.role_of(obj)
-        try:
-            if role == "CAPSULE":
-                capsules.append((obj.name, scene_data.capsule_of(obj, unit),
-                                 obj.capsule_collision.expect))
-            elif role == "PATH":
-                paths.append((obj.name, scene_data.path_points(obj, depsgraph, unit),
-                              obj.capsule_collision.expect_walk))
-        except ValueError as exc:
-            raise LevelError(str(exc)) from exc
+    try:
+        capsules, paths = scene_data.scene_checks(scene, depsgraph, geometry.unit_scale)
+    except ValueError as exc:
+        raise LevelError(str(exc)) from exc
     return geometry, settings, capsules, paths
 
 
@@ -116,7 +98,6 @@ def annotate(bpy, scene, settings, capsules, paths, warn):
     and paths that came from a sidecar (``source == "spec"``) are added as capsule Empties and
     path curves so the operators see them. ``warn(message)`` is told about any operator that
     refuses (the annotation is best effort; report.json is the verdict)."""
-    properties = blender_session.extension_module("addon.properties")
     properties.write_controller_settings(scene, settings)
     for check in capsules:
         if check.source != "spec":

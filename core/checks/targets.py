@@ -1,0 +1,104 @@
+"""Reachability targets: foot points a spawn must (or must not) reach, and what the report
+says about where the character can go.
+
+``run_reachability`` takes the flood as an argument (``reach``: ``core.reachability(mesh,
+spawns, settings)`` in the report, a stand-in in tests): any callable returning an object
+with ``can_reach(points) -> (P,) bool`` and ``islands`` / ``traps`` (regions with ``faces``,
+``area`` and a foot ``point``).
+
+- ``TargetCheck(name, point, expect)``: ``expect`` "reachable" or "unreachable".
+- ``run_reachability(reach, mesh, spawns, targets, settings)`` -> ``ReachResults``.
+- ``target_findings`` / ``region_findings``: findings (severities from ``severity.py``:
+  targets are errors, islands and traps warnings).
+
+Frame and units: world space, metres, square metres.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .spec import REACHABLE, TARGET_EXPECTATIONS
+from .verdicts import Finding, format_vector
+
+REGIONS_LISTED = 20  # island and trap findings per level, largest first
+
+
+class TargetCheck(NamedTuple):
+    """A foot point ``point`` (3,) metres that the spawns must reach (``expect``
+    "reachable") or must not reach ("unreachable")."""
+
+    name: str
+    point: tuple
+    expect: str
+
+
+class ReachResults(NamedTuple):
+    """``result``: what ``reach`` returned; ``reached`` (T,) bool per target."""
+
+    result: object
+    reached: np.ndarray
+
+
+def run_reachability(reach, mesh, spawns, targets, settings) -> ReachResults:
+    """Flood the level from ``spawns`` (K, 3) foot points with ``reach`` (the function
+    ``core.reachability``) and judge ``targets`` (TargetCheck). ValueError when there is no
+    spawn to flood from, or a target's expectation is unknown."""
+    if not len(spawns):
+        raise ValueError("reachability: targets need spawns (\"spawns\": [[x, y, z], ...] in "
+                         "the level's spec)")
+    for t in targets:
+        if t.expect not in TARGET_EXPECTATIONS:
+            raise ValueError(f"target {t.name!r} expect: unknown expected verdict "
+                             f"{t.expect!r}; allowed: {', '.join(TARGET_EXPECTATIONS)}")
+    result = reach(mesh, np.asarray(spawns, np.float64).reshape(-1, 3), settings)
+    points = np.asarray([t.point for t in targets], np.float64).reshape(-1, 3)
+    reached = (np.asarray(result.can_reach(points), bool) if len(targets)
+               else np.zeros(0, bool))
+    return ReachResults(result, reached)
+
+
+def target_findings(targets, reached) -> list:
+    """A Finding (kind "target", an error) per target whose expectation did not hold."""
+    out = []
+    for t, ok in zip(targets, np.asarray(reached, bool)):
+        got = REACHABLE if ok else "unreachable"
+        if got == t.expect:
+            continue
+        where = format_vector(t.point, 2)
+        message = (f"target {t.name} at {where} is not reachable from the spawns; open a "
+                   f"way there (a step, a ramp, a wider passage)" if t.expect == REACHABLE
+                   else f"target {t.name} at {where} is reachable from the spawns but must "
+                        f"not be; close the way there")
+        out.append(Finding("target", t.name, t.expect, got, tuple(float(x) for x in t.point),
+                           message))
+    return out
+
+
+def region_findings(result, name_of, limit: int = REGIONS_LISTED) -> list:
+    """Findings (kinds "islands", "traps") for the regions of a reachability result, largest
+    first, named by their first face (``name_of(triangle)``)."""
+    out = []
+    for kind, regions, what in (
+            ("islands", getattr(result, "islands", ()), "standable floor no spawn reaches"),
+            ("traps", getattr(result, "traps", ()), "floor a spawn reaches but cannot leave")):
+        for region in list(regions)[:limit]:
+            faces = np.asarray(region.faces, np.int64)
+            name = str(name_of(int(faces[0]))) if faces.size else kind
+            point = tuple(float(x) for x in np.asarray(region.point, float))
+            out.append(Finding(kind, name, "reachable", kind[:-1], point,
+                               f"{name}: {float(region.area):.1f} m^2 of {what}, e.g. at "
+                               f"{format_vector(point, 2)}"))
+    return out
+
+
+def target_rows(targets, reached) -> list:
+    """JSON rows: name, point, expected, verdict, ok."""
+    rows = []
+    for t, ok in zip(targets, np.asarray(reached, bool)):
+        got = REACHABLE if ok else "unreachable"
+        rows.append({"name": t.name, "point": [round(float(x), 4) for x in t.point],
+                     "expected": t.expect, "verdict": got, "ok": got == t.expect})
+    return rows

@@ -1,0 +1,177 @@
+"""The command line: options, and the run they describe (``Job``), every input checked before
+Blender starts (``UsageError``: one line, exit status 2, nothing written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+from ..core import ControllerSettings, presets
+from ..core.checks.report import (
+    CHECKS,
+    DEFAULT_CHECKS,
+    REPORT_FORMAT,
+    parse_checks,
+    parse_frame_rates,
+)
+from ..core.checks.severity import SEVERITIES
+from ..core.checks.spec import AXES, SETTING_NAMES, parse_axis, parse_settings, resolve_settings
+from ..core.checks.verdicts import MIN_REPORTED_DEPTH, parse_min_depth
+from . import levels as levels_module
+from .levels import SIDECAR_SUFFIX, UsageError, read_json
+from .merge import fingerprint
+
+DEFAULT_OUT = "levelcheck-out"
+DEFAULT_INSETS = 6  # inset pictures per level, one per finding, worst first
+EPILOG = ("exit status: 0 no finding fails the gate (--fail-on), 1 findings, 2 usage or input "
+          "error (one line on stderr). Outputs: report.json, junit.xml, report.png and one "
+          "inset picture per finding (finding-<level>-<n>.png).")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, no usage dump
+        raise UsageError(message)
+
+
+def _axis(value):
+    try:
+        return parse_axis(value, "axis")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("axis: ", "")) from None
+
+
+def parser(description: str) -> argparse.ArgumentParser:
+    p = _Parser(prog="levelcheck", description=description, epilog=EPILOG,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("levels", nargs="*", metavar="LEVEL",
+                   help="level files (.blend .glb .gltf .obj .fbx, or a JSON spec naming one); "
+                        "none: the bundled sample level")
+    p.add_argument("--out", default=DEFAULT_OUT, help="output folder (default levelcheck-out)")
+    p.add_argument("--preset", choices=presets.ENGINES, type=str.lower,
+                   help="character settings from an engine's defaults")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help=f"a character setting in metres/degrees ({', '.join(SETTING_NAMES)})")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--collection", help="collision = the meshes of this collection")
+    src.add_argument("--naming", action="store_true",
+                     help="collision = meshes named by engine conventions (UCX_, _col, ...)")
+    p.add_argument("--up", type=_axis, metavar="AXIS",
+                   help=f"the up axis of .obj/.fbx levels ({', '.join(AXES)}; default: the "
+                        "importer's, Y for OBJ, the file's own for FBX)")
+    p.add_argument("--forward", type=_axis, metavar="AXIS",
+                   help="the forward axis of .obj/.fbx levels (default -Z, or Y with --up Z)")
+    p.add_argument("--checks", default=",".join(DEFAULT_CHECKS),
+                   help=f"comma-separated: {', '.join(CHECKS)} or all (default: all but "
+                        "frame_rates)")
+    p.add_argument("--frame-rates", default="30,60,120",
+                   help="Hz for the frame_rates check (default 30,60,120)")
+    p.add_argument("--min-depth", default=str(MIN_REPORTED_DEPTH),
+                   help="metres; shallower capsule contacts count as clear (default 1e-6)")
+    p.add_argument("--spec", help="sidecar JSON for every level (default: <level>"
+                                  + SIDECAR_SUFFIX + " when present)")
+    p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error",
+                   help="exit 1 on findings of this severity or above (default error; "
+                        "warning: audits and level warnings fail too)")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes over the levels")
+    p.add_argument("--shard", help="K/N: check only the K-th of N deterministic shares of the "
+                                   "levels (a CI matrix); combine the outputs with --merge")
+    p.add_argument("--merge", nargs="+", metavar="DIR",
+                   help="combine the outputs of all N shard folders into one (refused when "
+                        "one is missing or they come from different runs)")
+    p.add_argument("--baseline", help="a previous report.json: fail only on findings new "
+                                      "since it")
+    p.add_argument("--root", help="the folder level keys are relative to (a finding's "
+                                  "identity for --baseline; default: the levels' common "
+                                  "folder)")
+    p.add_argument("--save-blend", action="store_true",
+                   help="also save the level annotated by the extension's operators (face "
+                        "attributes, traces, markers) as <level>.levelcheck.blend")
+    p.add_argument("--no-png", action="store_true", help="no pictures")
+    p.add_argument("--insets", type=int, default=DEFAULT_INSETS,
+                   help=f"inset pictures per level, one per finding (default {DEFAULT_INSETS})")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress and no summary table: only each failing finding's line "
+                        "and the verdict")
+    return p
+
+
+@dataclasses.dataclass
+class Job:
+    levels: list
+    out: str
+    settings: dict  # field -> value overrides from --set
+    preset: str | None
+    collection: str | None
+    naming: bool
+    checks: tuple
+    frame_rates: tuple
+    min_depth: float
+    fail_on: str
+    save_blend: bool
+    png: bool
+    insets: int
+    quiet: bool
+    shard: tuple | None  # (K, N)
+    many: bool  # more than one level on the command line (pictures are numbered)
+    run: dict  # the report's "run": shard, levels on the command line, fingerprint
+    baseline: dict | None
+    baseline_file: str | None
+
+
+def parse_shard(text):
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard: expected K/N such as 1/4, got {text!r}") from None
+    if not 1 <= k <= n:
+        raise UsageError(f"--shard: need 1 <= K <= N, got {text!r}")
+    return k, n
+
+
+def load_baseline(path):
+    doc = read_json(path, "--baseline")
+    if not isinstance(doc, dict) or doc.get("format") != REPORT_FORMAT:
+        raise UsageError(f"--baseline {path}: not a levelcheck report.json")
+    return doc
+
+
+def _options(args):
+    if args.jobs < 1:
+        raise UsageError(f"--jobs: must be >= 1, got {args.jobs}")
+    if args.insets < 0:
+        raise UsageError(f"--insets: must be >= 0, got {args.insets}")
+    try:
+        checks = parse_checks(args.checks)
+        min_depth = parse_min_depth(args.min_depth, "--min-depth")
+        rates = parse_frame_rates(args.frame_rates)
+        overrides = parse_settings(args.set, "--set")
+    except ValueError as exc:
+        raise UsageError(str(exc).replace("frame_rates:", "--frame-rates:")
+                         .replace("checks:", "--checks:")) from None
+    return checks, min_depth, rates, overrides
+
+
+def build_job(args) -> Job:
+    """Every input checked; UsageError for the first problem."""
+    checks, min_depth, rates, overrides = _options(args)
+    levels = levels_module.gather(args)
+    for lv in levels:
+        fields = resolve_settings(ControllerSettings().to_dict(), args.preset or lv.spec.preset,
+                                  lv.spec.settings, overrides)
+        try:
+            ControllerSettings(**fields)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"settings for {lv.display}: {exc}") from None
+    shard = parse_shard(args.shard) if args.shard else None
+    many = len(levels) > 1
+    run = {"shard": list(shard) if shard else None, "levels": len(levels),
+           "fingerprint": fingerprint([lv.key for lv in levels], checks, overrides,
+                                      args.preset, args.collection, args.naming, rates,
+                                      min_depth, args.up, args.forward, args.fail_on)}
+    if shard:
+        levels = [lv for lv in levels if lv.index % shard[1] == shard[0] - 1]
+    baseline = load_baseline(args.baseline) if args.baseline else None
+    return Job(levels, args.out, overrides, args.preset, args.collection, args.naming, checks,
+               rates, min_depth, args.fail_on, args.save_blend, not args.no_png, args.insets,
+               args.quiet, shard, many, run, baseline, args.baseline)
