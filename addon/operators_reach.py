@@ -14,8 +14,8 @@ controller's moves (walks, steps up to the step height, one-way falls, jumps whe
   in it (``position``), its faces (select and frame), core's severity (``islands``,
   ``traps``: warnings); and a summary row (the reachable area, how many islands and traps,
   spawns that stand on no floor);
-* the "Reachability Cells" object in the results collection (role CELLS): one vertex per cell
-  a face's colour does not show (``core.checks.reachability.square_cells``: cramped floor,
+* the "Reachability Cells" object in the results collection (role CELLS; none when there is
+  no such cell): one vertex per cell a face's colour does not show (``core.checks.reachability.square_cells``: cramped floor,
   and island or trap floor on a face shown better), with its class (POINT INT8
   ``cell_class``, core's codes) and its face's outward normal (POINT FLOAT_VECTOR
   ``normal``); the cell side and the grid's axes as custom properties (Blender units). The
@@ -97,10 +97,13 @@ def summary_text(res, n_spawns, lost) -> str:
 
 
 def _cells_object(scene, level, res, mask):
-    """The "Reachability Cells" object (the previous one replaced): the cells ``mask``."""
+    """The "Reachability Cells" object (the previous one replaced): the cells ``mask``;
+    None (and no object) when there is none."""
     for ob in results.result_objects():
         if ob.capsule_collision.role == "CELLS":
             results.remove_object(ob)
+    if not mask.any():
+        return None
     unit = level.unit_scale
     grid = res.standable.grid
     pts = (res.cell_points[mask] / unit).astype(np.float32)

@@ -35,6 +35,7 @@ from .overlay_layers import (  # noqa: F401  (the overlay's data API, re-exporte
     PENETRATION_TINT,
     WALKABILITY_COLORS,
     OverlayGeometry,
+    codes_of,
     face_layers,
     legend,
     overlay_geometry,
@@ -62,6 +63,7 @@ class _Batches:
     def __init__(self):
         self.faces: dict[bytes, Any] = {}  # PartFaces.key -> batch (None: nothing)
         self.face_keys: dict[str, list] = {}  # layer name -> keys drawn now
+        self.face_codes: dict[str, set] = {}  # layer name -> palette codes drawn now
         self.lines = None  # (outlines, spawn marks and traces, push-out) batches
         self.cells: tuple = (b"", None)  # (content key, batch) of the cell squares
         self.screen = ([], [], [])  # (events, pushes, legend) for the pixel pass
@@ -135,6 +137,7 @@ def _refresh_faces(scene, depsgraph, flat) -> None:
             keys.append(part.key)
         _batches.face_keys[name] = keys
     _batches.faces = keep
+    _batches.face_codes = codes_of(layers)
     _batches.faces_dirty = False
 
 
@@ -172,7 +175,8 @@ def _refresh_light(scene, depsgraph, lines, flat) -> None:
     extra = _refresh_cells(scene, flat, bool(spawn[0].shape[0]))
     drawn = {name: keys for name, keys in _batches.face_keys.items()
              if any(_batches.faces.get(k) is not None for k in keys)}
-    entries = legend(drawn, pushes, events, extra) if s.show_legend else []
+    entries = (legend(drawn, pushes, events, extra, _batches.face_codes) if s.show_legend
+               else [])
     _batches.screen = (events, pushes, entries)
     _batches.dirty = False
 
@@ -273,6 +277,7 @@ def unregister():
         bpy.types.SpaceView3D.draw_handler_remove(_handles.pop(), "WINDOW")
     _batches.faces.clear()
     _batches.face_keys.clear()
+    _batches.face_codes.clear()
     _batches.lines = None
     _batches.cells = (b"", None)
     _batches.screen = ([], [], [])

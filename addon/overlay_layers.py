@@ -92,11 +92,13 @@ LAYER_BY_NAME = {layer.name: layer for layer in FACE_LAYERS}
 class PartFaces:
     """One part's triangles of one face layer: ``key`` changes whenever what ``build``
     returns may change; ``build()`` -> (corners (K*3, 3) float32 world Blender units,
-    lifted; colours (K*3, 4) float32)."""
+    lifted; colours (K*3, 4) float32); ``codes``: the palette codes it draws (the legend's
+    entries of a layer of codes)."""
 
     name: str
     key: bytes
     build: Callable[[], tuple]
+    codes: tuple = ()
 
 
 @dataclass
@@ -254,14 +256,26 @@ def face_layers(scene, depsgraph, shown) -> dict:
             h.update(name.encode())
             h.update(values.tobytes())
             h.update(np.array([unit, SURFACE_LIFT_M], np.float64).tobytes())
-            out[name].append(PartFaces(part.name, h.digest(), _builder(layer, part, values, unit)))
+            codes = ()
+            if layer.palette is not None:
+                n = np.bincount(values[drawn(layer, values)].astype(np.int64),
+                                minlength=len(layer.palette))
+                codes = tuple(np.flatnonzero(n).tolist())
+            out[name].append(PartFaces(part.name, h.digest(),
+                                       _builder(layer, part, values, unit), codes))
     return out
 
 
+def codes_of(layers: dict) -> dict:
+    """{layer name: set of codes drawn} of ``face_layers`` output (the legend's ``codes``)."""
+    return {name: {c for p in parts for c in p.codes} for name, parts in layers.items()}
+
+
 # ---------------------------------------------------------------- legend and everything
-def legend(faces: dict, pushes, events, extra=()) -> list:
+def legend(faces: dict, pushes, events, extra=(), codes=None) -> list:
     """(colour, text) entries for what is drawn now, in drawing order; ``extra``: entries
-    of the layers drawn over the faces (``overlay_reach.legend_entries``)."""
+    of the layers drawn over the faces (``overlay_reach.legend_entries``); ``codes``: {layer
+    name: codes drawn} of the layers of codes (``codes_of``; None: every named code)."""
     out = []
     for layer in FACE_LAYERS:
         if not faces.get(layer.name):
@@ -269,8 +283,9 @@ def legend(faces: dict, pushes, events, extra=()) -> list:
         if layer.palette is None:
             out.append((tuple((layer.color or EVENT_DEFAULT)[:3]) + (1.0,), layer.title))
             continue
+        shown = None if codes is None else codes.get(layer.name, set())
         out += [(tuple(float(c) for c in layer.palette[k][:3]) + (1.0,), word)
-                for k, word in enumerate(layer.names) if word]
+                for k, word in enumerate(layer.names) if word and (shown is None or k in shown)]
     out += list(extra)
     if pushes:
         out += [(PUSH_ARROW, "Push-out"), (CONTACT, "Contact point")]
@@ -293,7 +308,8 @@ def overlay_geometry(scene, depsgraph) -> OverlayGeometry:
         return g
     if s.show_capsules:
         g.capsule_lines, g.capsule_colors = capsule_layer(scene)
-    for name, parts in face_layers(scene, depsgraph, shown_face_layers(s)).items():
+    layers = face_layers(scene, depsgraph, shown_face_layers(s))
+    for name, parts in layers.items():
         built = [p.build() for p in parts]
         if built:
             g.faces[name] = (np.concatenate([b[0] for b in built]),
@@ -312,5 +328,5 @@ def overlay_geometry(scene, depsgraph) -> OverlayGeometry:
         g.spawn_lines, g.spawn_colors = overlay_reach.spawn_marks(scene)
         extra = overlay_reach.legend_entries(overlay_reach.classes_drawn(scene),
                                              bool(g.spawn_lines.shape[0]))
-    g.legend = legend(g.faces, g.pushes, g.events, extra)
+    g.legend = legend(g.faces, g.pushes, g.events, extra, codes_of(layers))
     return g

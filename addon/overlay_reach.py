@@ -2,7 +2,7 @@
 the cell squares, the spawn marks and their legend entries.
 
 * Faces: ``cc_reachability`` is a face layer of ``overlay_layers`` (``REACH_COLORS`` by the
-  attribute's code: reachable teal, trap crimson, island violet; none not drawn).
+  attribute's code: reachable teal, trap raspberry, island violet; none not drawn).
 * Cell squares (``cell_squares``): one square of the cell's side at each vertex of the
   "Reachability Cells" object (``operators_reach``): cramped floor dark, islands and traps a
   face's colour does not show in their colours, in the cell's face plane (the grid's square
@@ -28,7 +28,7 @@ SQUARE_LIFT_M = 0.004  # metres: twice the face layers' lift, so squares float o
 REACH_COLORS = np.array([
     (0.0, 0.0, 0.0, 0.0),  # none: not drawn
     (0.1, 0.8, 0.75, 0.35),  # reachable: teal, translucent like a navmesh view
-    (0.9, 0.05, 0.3, 0.55),  # trap: crimson
+    (0.85, 0.1, 0.45, 0.55),  # trap: raspberry (no finding red)
     (0.55, 0.3, 1.0, 0.55),  # island: violet
 ], np.float32)
 REACH_NAMES = ("", "Reachable", "Trap", "Island")

@@ -5,7 +5,7 @@ flat-shaded oblique orthographic view from the level's -X/-Y side (risers and wa
 the paths' starts are visible), with everything above the character's height over the
 highest place a check looks at cut away (roofs and ceilings of enclosed maps): faces
 coloured by walkability, islands and traps (reachability) in the overlay's violet and
-crimson, the faces of every finding red, capsules (red when their
+raspberry, the faces of every finding red, capsules (red when their
 expectation failed), walk traces as tubes (blue when the walk met its expectation, red when
 not), walk events as yellow balls, a numbered label at each finding that has an inset, and a
 legend. Then one inset per finding (``finding-<n>-<k>.png``, errors first, up to
@@ -42,7 +42,7 @@ COLORS = {  # RGBA, linear (Workbench "MATERIAL" colour)
     "text": (0.02, 0.02, 0.02, 1.0),
     "plate": (0.97, 0.97, 0.97, 1.0),
     "island": (0.55, 0.3, 1.0, 1.0),  # as the viewport overlay's (addon/overlay_reach.py)
-    "trap": (0.9, 0.05, 0.3, 1.0),
+    "trap": (0.85, 0.1, 0.45, 1.0),
 }
 WALKABILITY_ORDER = ("walkable", "steep", "wall", "ceiling")  # core codes 0..3
 LEGEND = (

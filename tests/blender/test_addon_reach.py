@@ -238,6 +238,30 @@ def test_clear_results_removes_attribute_rows_and_cells(scene, bpy_module, mods)
     assert bpy.data.objects["Spawn"].capsule_collision.spawn  # capsules stay as they are
 
 
+def test_open_ground_passes_and_leaves_no_cells_object(scene, bpy_module, mods):
+    """A plain floor: everything reachable, no island, no trap, nothing cramped: one passed
+    summary row and no cells object (an earlier one is removed)."""
+    bpy = bpy_module
+    _level(bpy, scene)
+    bpy.ops.capsule_collision.reachability()
+    assert [o.name for o in bpy.data.objects if o.capsule_collision.role == "CELLS"]
+    for name in S.REACH_BOXES:
+        if name != "Ground East":
+            bpy.data.objects.remove(bpy.data.objects[name])
+    bpy.context.view_layer.update()
+    bpy.data.objects["Spawn"].location = (8.0, 4.0, 0.0)
+    assert bpy.ops.capsule_collision.reachability() == {"FINISHED"}
+    rows = _rows(scene)
+    assert [(r.kind, r.severity) for r in rows] == [("REACHABILITY", "PASSED")]
+    assert rows[0].label.endswith("reachable, 0 islands (0 m²), 0 traps (0 m²)")
+    assert not [o for o in bpy.data.objects if o.capsule_collision.role == "CELLS"]
+    np.testing.assert_array_equal(_codes(bpy.data.objects["Ground East"]), [0, 1, 0, 0, 0, 0])
+    mods.overlay.invalidate()
+    g = mods.overlay.overlay_geometry(scene, bh.depsgraph())
+    words = [text for _c, text in g.legend]
+    assert words == ["Reachable", "Spawn"]  # the legend names what is drawn
+
+
 def test_a_spawn_on_no_floor_is_a_warning(scene, bpy_module, mods, capfd):
     bpy = bpy_module
     _level(bpy, scene)
@@ -322,6 +346,50 @@ def test_overlay_arrays_colours_squares_spawn_and_legend(scene, bpy_module, mods
 
 
 # ---------------------------------------------------------------- the CLI
+def _png(path):
+    import bpy  # noqa: PLC0415
+
+    img = bpy.data.images.load(str(path))
+    try:
+        w, h = img.size
+        px = np.empty(w * h * 4, np.float32)
+        img.pixels.foreach_get(px)
+    finally:
+        bpy.data.images.remove(img)
+    return px.reshape(h, w, 4)[::-1, :, :3]  # rows from the top
+
+
+def _pictured(bpy, scene, out, level):
+    """report.png: the islands' tops violet where they land in the overview, the trap's
+    raspberry on the pit floor (mostly behind its rim from this side), both in the legend;
+    each region's finding has its inset like any warning."""
+    from capsule_collision.levelcheck import render  # noqa: PLC0415
+
+    rgb = _png(out / "report.png")
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    violet = (b > g + 0.2) & (r > g + 0.05) & (b > r + 0.08)
+    rasp = (r > g + 0.12) & (b > g + 0.06) & (r > b + 0.04)  # lit or in shade
+    red = (r > 0.45) & (g < 0.2) & (b < 0.2)  # the finding red of test_levelcheck
+    addon = sys.modules["bl_ext.user_default.capsule_collision"]
+    sd = bh.addon_module(addon, "addon.scene_data")
+    mesh = sd.read_level(bpy.context.evaluated_depsgraph_get(), scene).mesh
+    codes = bh.addon_module(addon, "core").classify_triangles(mesh, 45.0)
+    places = [c["foot"] for c in level["capsules"]]
+    places += [f["position"] for f in level["findings"] if f["position"] is not None]
+    shown = render.shown_triangles(mesh, render.cut_height(mesh, codes, places, 1.8))
+    view = render.view_for(mesh.vertices[mesh.triangles[shown]].reshape(-1, 3))
+    legend = int(0.25 * render.WIDTH)
+    for top in ((8.5, 6.25, 0.36), (9.0, 1.5, 1.9), (7.5, 5.5, 0.36)):
+        col, row = view.pixels([top])[0].astype(int)
+        assert violet[row - 2:row + 3, col - 2:col + 3].all(), top
+    assert violet[:, :legend].sum() > 50 and rasp[:, :legend].sum() > 50  # the swatches
+    col, row = view.pixels([(3.9, 3.9, -1.5)])[0].astype(int)
+    assert rasp[row - 6:row + 7, col - 6:col + 7].sum() >= 10
+    assert rasp[:, legend:].sum() > 30 and not red[:, legend:].any()  # no finding is an error
+    regions = [f for f in level["findings"] if f["check"] in ("islands", "traps")]
+    assert all(f["picture"] for f in regions)
+
+
 def test_the_cli_takes_a_blends_spawn_capsules_as_spawns(scene, bpy_module, tmp_path):
     """A .blend with a capsule marked Spawn: reachability runs by default (no sidecar) and
     reports the islands and the trap; a sidecar's targets use the scene's spawn."""
@@ -330,8 +398,8 @@ def test_the_cli_takes_a_blends_spawn_capsules_as_spawns(scene, bpy_module, tmp_
     blend = tmp_path / "reach.blend"
     bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
     cli = [sys.executable, "-m", "capsule_collision.levelcheck"]
-    proc = subprocess.run([*cli, str(blend), "--out", str(tmp_path / "out"), "--no-png",
-                           "--quiet"], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([*cli, str(blend), "--out", str(tmp_path / "out"), "--quiet"],
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (level,) = json.loads((tmp_path / "out" / "report.json").read_text())["levels"]
     assert "reachability" in level["checks"] and "reachability" in level["timings_s"]
@@ -342,6 +410,7 @@ def test_the_cli_takes_a_blends_spawn_capsules_as_spawns(scene, bpy_module, tmp_
                      ("traps", "Pit Floor face 1", "warning")]
     island = [f for f in level["findings"] if f["name"] == "Platform face 1"][0]
     assert island["position"][2] == pytest.approx(0.36)
+    _pictured(bpy, scene, tmp_path / "out", level)
     (tmp_path / "reach.levelcheck.json").write_text(json.dumps({"targets": [
         {"name": "Pit", "point": [3, 3, -1.5], "expect": "reachable"},
         {"name": "Platform", "point": [8.5, 6.0, 0.36], "expect": "reachable"}]}))
