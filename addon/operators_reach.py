@@ -15,8 +15,9 @@ controller's moves (walks, steps up to the step height, one-way falls, jumps whe
   ``traps``: warnings); and a summary row (the reachable area, how many islands and traps,
   spawns that stand on no floor);
 * the "Reachability Cells" object in the results collection (role CELLS; none when there is
-  no such cell): one vertex per cell a face's colour does not show (``core.checks.reachability.square_cells``: cramped floor,
-  and island or trap floor on a face shown better), with its class (POINT INT8
+  no such cell): one vertex per cell a face's colour does not show
+  (``core.checks.reachability.square_cells``: cramped floor, and island or trap floor on a
+  face shown better), with its class (POINT INT8
   ``cell_class``, core's codes) and its face's outward normal (POINT FLOAT_VECTOR
   ``normal``); the cell side and the grid's axes as custom properties (Blender units). The
   overlay draws a square of that side at each, where it is.

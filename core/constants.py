@@ -353,6 +353,10 @@ COPLANAR_DIST = 1e-6
 # Metres added to every reach and height bound of the open-ground screen (the rounding of
 # the horizontal frame it projects into): a face near a bound goes to the mesh query.
 SCREEN_SLACK = 1e-6
+# Metres: two riser triangles touch when corners coincide to this (rounded onto a grid of
+# it): far above float32 rounding of a welded or duplicated vertex within 100 m (3.8e-6 m),
+# far below any gap between two staircases.
+STAIR_CORNER_TOL = 1e-4
 
 # --------------------------------------------------- plane solvers (core/controller/planes.py)
 # Metres. A clipped displacement rising more than this above what the motion itself asked

@@ -21,6 +21,16 @@ def _xyz(p):
     return "-" if p is None else "(" + ", ".join(f"{x:.2f}" for x in p) + ")"
 
 
+# Which behaviour the verdicts model (ControllerSettings.model, issue 20), said per level.
+MODEL_WORDS = {"exact": "verdicts at the exact limits", "jolt": "verdicts predict Jolt",
+               "rapier": "verdicts predict Rapier"}
+
+
+def model_words(settings: dict) -> str:
+    """``"verdicts predict Jolt"`` for a level's settings (report.json's ``settings``)."""
+    return MODEL_WORDS.get(settings.get("model", "exact"), f"model {settings.get('model')}")
+
+
 def summary(document) -> str:
     """The console report: per level a table of capsules and walks, the audits' counts and
     the findings (at most LISTED_PER_KIND per kind below the gate), then the verdict."""
@@ -29,7 +39,8 @@ def summary(document) -> str:
     for lv in document["levels"]:
         lines.append(f"{lv['level']}" + (f" ({lv['file']})" if lv["file"] else "")
                      + f": {lv['triangles']} triangles, {len(lv['objects'])} objects, "
-                     f"{len(lv['capsules'])} capsules, {len(lv['walks'])} paths")
+                     f"{len(lv['capsules'])} capsules, {len(lv['walks'])} paths; "
+                     + model_words(lv["settings"]))
         rows = []
         for c in lv["capsules"]:
             objs = sorted({t["object"] or f"triangle {t['triangle']}" for t in c["triangles"]})

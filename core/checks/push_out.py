@@ -119,6 +119,8 @@ def push_out(mesh, capsule: Capsule, max_distance=None) -> PushOut:
     at_start = mesh.penetrating_triangles(capsule)
     best_u, best_d = np.zeros(3), np.inf
     for k, u in enumerate(directions):
+        if best_d <= 0.0:  # already free where it stands (touching a face): nothing is shorter
+            break
         if np.isfinite(best_d):  # only a shorter way out can win: the rest at once, within it
             d = exits_within(mesh, capsule, samples, directions[k:], best_d, at_start)
             j = int(np.argmin(d))  # ties: the earlier direction

@@ -61,7 +61,7 @@ def capsule_rows(res, names: TriangleNames) -> list:
             "expected": check.expect, "verdict": verdict.word, "ok": finding is None,
             "penetrating_count": int(verdict.triangles.size),
             "deepest_m": round(verdict.deepest, 6), "push_out_m": position_row(verdict.push_out),
-            "triangles": listed})
+            "buried": verdict.buried, "triangles": listed})
     return rows
 
 

@@ -22,13 +22,14 @@ Frame and units: world space, metres; ``up`` as in ``ControllerSettings``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..constants import EXACT_TIE_REL, MIN_REPORTED_DEPTH
 from ..geometry.shapes import Capsule
 from ..walk.walkthrough import EVENT_KINDS
+from .push_out import PushOut, push_out
 from .severity import parse_severity, severity_of
 
 ANY = "any"
@@ -126,13 +127,17 @@ class PathCheck:
 class CapsuleVerdict:
     """Where one capsule stands. triangles (K,) int64 penetrated deeper than the minimum
     reported depth, sorted by depth (deepest first); depths (K,) metres; normals (K, 3) unit
-    push-out directions; points (K, 3) deepest points on the triangles; penetrating: K > 0;
-    deepest: metres (0 when clear); push_out (3,) metres: deepest normal x depth."""
+    contact normals; points (K, 3) deepest points on the triangles; penetrating: K > 0;
+    deepest: metres (0 when clear); way_out: ``push_out.PushOut``, the shortest move that
+    frees the capsule without leaving through another solid (None when clear, or when not
+    asked for); push_out (3,) metres: that move (the deepest contact's normal x depth without
+    a way out); buried: no way out within the capsule's height."""
 
     triangles: np.ndarray
     depths: np.ndarray
     normals: np.ndarray
     points: np.ndarray
+    way_out: PushOut | None = None
 
     @property
     def penetrating(self) -> bool:
@@ -144,15 +149,24 @@ class CapsuleVerdict:
 
     @property
     def push_out(self) -> np.ndarray:
+        if self.way_out is not None:
+            return self.way_out.vector
         return self.normals[0] * self.depths[0] if self.depths.size else np.zeros(3)
+
+    @property
+    def buried(self) -> bool:
+        return bool(self.way_out is not None and self.way_out.buried)
 
     @property
     def word(self) -> str:
         return PENETRATING if self.penetrating else CLEAR
 
 
-def capsule_verdicts(mesh, capsules, min_depth: float = MIN_REPORTED_DEPTH) -> list:
-    """One CapsuleVerdict per ``Capsule`` in ``capsules`` (one batched mesh query).
+def capsule_verdicts(mesh, capsules, min_depth: float = MIN_REPORTED_DEPTH,
+                     way_out: bool = True) -> list:
+    """One CapsuleVerdict per ``Capsule`` in ``capsules`` (one batched mesh query), with the
+    way out (``push_out``) of each penetrating one when ``way_out`` (its cost: a few batched
+    queries per penetrating capsule, ~50 ms at a million triangles; none for clear ones).
 
     A contact counts when its depth exceeds ``min_depth`` metres (strictly; touching is never
     a contact: README.md, Decisions). When ``min_depth`` is so small that a float touching tie
@@ -169,7 +183,8 @@ def capsule_verdicts(mesh, capsules, min_depth: float = MIN_REPORTED_DEPTH) -> l
     magnitude = max(float(np.abs(np.asarray(mesh.aabb)).max()), float(np.abs(a).max()),
                     float(np.abs(b).max()), float(r.max()))
     if min_depth <= EXACT_TIE_REL * 2.0 * magnitude:
-        return [_exact_verdict(mesh, c, min_depth) for c in capsules]
+        verdicts = [_exact_verdict(mesh, c, min_depth) for c in capsules]
+        return _with_ways_out(mesh, capsules, verdicts) if way_out else verdicts
     batch = mesh.capsule_contacts_many(a, b, r)
     keep = batch.depth > min_depth
     q = batch.query[keep]
@@ -179,12 +194,18 @@ def capsule_verdicts(mesh, capsules, min_depth: float = MIN_REPORTED_DEPTH) -> l
         order = sel[np.argsort(-batch.depth[sel], kind="stable")]
         out.append(CapsuleVerdict(batch.triangle[order].astype(np.int64), batch.depth[order],
                                   batch.normal[order], batch.point[order]))
-    return out
+    return _with_ways_out(mesh, capsules, out) if way_out else out
 
 
-def capsule_verdict(mesh, capsule, min_depth: float = MIN_REPORTED_DEPTH) -> CapsuleVerdict:
+def _with_ways_out(mesh, capsules, verdicts) -> list:
+    return [replace(v, way_out=push_out(mesh, c)) if v.penetrating else v
+            for c, v in zip(capsules, verdicts, strict=True)]
+
+
+def capsule_verdict(mesh, capsule, min_depth: float = MIN_REPORTED_DEPTH,
+                    way_out: bool = True) -> CapsuleVerdict:
     """``capsule_verdicts`` of one ``Capsule`` (the live check's form)."""
-    return capsule_verdicts(mesh, [capsule], min_depth)[0]
+    return capsule_verdicts(mesh, [capsule], min_depth, way_out)[0]
 
 
 def _exact_verdict(mesh, capsule, min_depth: float) -> CapsuleVerdict:
@@ -270,11 +291,17 @@ def capsule_finding(check: CapsuleCheck, verdict: CapsuleVerdict) -> Finding | N
     """A Finding when ``check.expect`` does not hold for ``verdict``, else None."""
     if capsule_expectation_holds(check.expect, verdict):
         return None
-    if verdict.penetrating:
+    if verdict.buried:
+        depth = verdict.way_out.distance if verdict.way_out is not None else math.inf
+        how_deep = f"{depth:.3f} m deep" if math.isfinite(depth) else "with no way out"
+        message = (f"capsule {check.name} is buried in solid geometry ({how_deep}, "
+                   f"{verdict.triangles.size} triangle(s) penetrated): move it out of the "
+                   f"solid or fix the geometry")
+    elif verdict.penetrating:
         push = verdict.push_out
         message = (f"capsule {check.name} penetrates {verdict.triangles.size} triangle(s), "
                    f"deepest {verdict.deepest:.3f} m; move it by {format_vector(push)} m "
-                   f"or fix the geometry")
+                   f"(the shortest way out) or fix the geometry")
     else:
         message = (f"capsule {check.name} is clear but was expected to penetrate; "
                    f"the geometry it tests is missing or moved")

@@ -18,27 +18,16 @@ user = tempfile.mkdtemp(prefix="cc_overlay_")
 os.environ["BLENDER_USER_RESOURCES"] = user
 os.environ.setdefault("XDG_CACHE_HOME", os.path.join(user, "cache"))
 
-import bpy  # noqa: E402  (first: it puts addon_utils on the path)
+import bpy  # noqa: E402
 import numpy as np  # noqa: E402
-
-addon_utils = importlib.import_module("addon_utils")
 
 ROOT = sys.argv[1]
 sys.path.insert(0, os.path.join(ROOT, "tests", "blender"))
 import blender_helpers as bh  # noqa: E402
 import ops_scenes  # noqa: E402
+from capsule_collision.levelcheck.session import enable_extension  # noqa: E402
 
-repo = os.path.join(bpy.utils.user_resource("EXTENSIONS"), "user_default")
-os.makedirs(repo, exist_ok=True)
-os.symlink(ROOT, os.path.join(repo, "capsule_collision"))
-
-
-def _reraise(ex):
-    raise ex
-
-
-MOD = addon_utils.enable("bl_ext.user_default.capsule_collision", default_set=True,
-                         handle_error=_reraise)
+MOD = enable_extension(ROOT)  # the one home of loading the checkout as Blender does
 overlay = importlib.import_module(MOD.__name__ + ".addon.overlay")
 layers = importlib.import_module(MOD.__name__ + ".addon.overlay_layers")
 marks = importlib.import_module(MOD.__name__ + ".addon.overlay_marks")

@@ -17,10 +17,13 @@ from audit_scenes import (
     bumpy_floor,
     landing_over_floor_scene,
     low_plates_scene,
+    merge,
     one_problem_scene,
     plates_scene,
+    quad,
     roofed_hall_scene,
     slot_beside_box_scene,
+    staircase,
 )
 from capsule_collision.core.checks.audits import (
     headroom_audit,
@@ -252,7 +255,7 @@ def test_walks_meet_the_problems_the_audits_report(rooms):
 # ------------------------------------------------------------------ hygiene
 def test_stair_audit_quiet_when_probe_rays_miss():
     # a lone wall with no floor: every probe ray misses (was a RuntimeWarning)
-    from audit_scenes import box, merge
+    from audit_scenes import box
     mesh = TriangleMesh(*merge([box((0, 0, 0), (0.2, 3, 0.3))]))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -324,3 +327,19 @@ def test_the_screen_clears_only_faces_the_exact_test_finds_free(scene, sample, r
     if scene == "bumpy":  # open ground: almost no face needs a mesh query
         free = _centroid_free(mesh, faces)
         assert cleared.sum() >= 0.9 * free.sum()
+
+
+def test_risers_of_two_staircases_side_by_side_are_not_one_riser():
+    """Regression (found on the sample level): two staircases with risers in the same plane at
+    the same heights, 8 m apart, were grouped as one riser, so the narrow-tread staircase's
+    0.08 m treads were reported on the deep-tread one too. A riser's triangles must touch."""
+    deep = staircase(2.0, 0.0, 2.0, [0.2] * 4, [0.4] * 4)
+    narrow = staircase(2.0, 8.0, 10.0, [0.2] * 4, [0.4, 0.08, 0.08, 0.08])
+    floor = [quad((-2, -2, 0), (12, -2, 0), (12, 12, 0), (-2, 12, 0))]
+    mesh = TriangleMesh(*merge(deep + narrow + floor))
+    r = stair_audit(mesh, ControllerSettings())
+    y = mesh.vertices[mesh.triangles[r.riser]].mean(1)[:, 1]
+    assert (y < 5).any() and (y > 5).any()  # both flights have risers
+    assert not r.too_shallow[y < 5].any()  # the deep flight's treads are 0.4 m
+    assert r.too_shallow[y > 5].any()
+    assert not np.isin(r.flight[y < 5], r.flight[y > 5]).any()  # two flights, not one

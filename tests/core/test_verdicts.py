@@ -144,3 +144,41 @@ def test_walk_that_times_out_without_events_is_ended():
     assert walk_verdict(late) == "reached_goal"
     finding = walk_finding(PathCheck("p", [[0, 0, 0], [1, 0, 0]], "blocked"), late)
     assert finding.got == "reached_goal" and "fell (0.5)" in finding.message
+
+
+# ---------------------------------------------------------------- the way out (issue 16)
+def test_the_verdict_reports_the_shortest_way_out_not_the_deepest_contact():
+    """A capsule 0.45 m into a wall box: its deepest contact says 0.25 m (and inwards); the
+    verdict, the panel's push-out and the finding say 0.45 m out (core.push_out)."""
+    from controller_scenes import box, grid, merge
+
+    mesh = TriangleMesh(*merge([box((-5.0, 0.0, 0.0), (5.0, 0.5, 3.0)),
+                                grid(-6, 6, -6, 6, z=0.0)]))
+    cap = Capsule.upright((0.0, 0.1, 0.01), 1.8, 0.35)
+    (verdict,) = capsule_verdicts(mesh, [cap])
+    assert verdict.penetrating and not verdict.buried
+    assert verdict.deepest == pytest.approx(0.25)
+    np.testing.assert_allclose(verdict.push_out, (0.0, -0.45, 0.0), atol=1e-9)
+    check = CapsuleCheck("Spawn", cap, "clear", foot=(0.0, 0.1, 0.01))
+    finding = capsule_finding(check, verdict)
+    assert "move it by (0.000, -0.450, 0.000) m" in finding.message
+    # without the way out (a caller that does not want its cost): the deepest contact's push
+    (fast,) = capsule_verdicts(mesh, [cap], way_out=False)
+    assert fast.way_out is None and fast.word == verdict.word
+    np.testing.assert_allclose(fast.push_out, (0.0, 0.25, 0.0), atol=1e-9)
+
+
+def test_a_capsule_deep_inside_a_solid_is_reported_buried():
+    from controller_scenes import box, merge
+
+    # a wall inside a closed 20 m cube: out of the wall sideways is still inside the cube
+    mesh = TriangleMesh(*merge([box((-10.0, -10.0, -10.0), (10.0, 10.0, 10.0)),
+                                box((-0.1, -3.0, -3.0), (0.1, 3.0, 3.0))]))
+    cap = Capsule.upright((0.0, 0.0, -0.9), 1.8, 0.35)
+    (verdict,) = capsule_verdicts(mesh, [cap])
+    assert verdict.penetrating and verdict.buried
+    finding = capsule_finding(CapsuleCheck("Deep", cap, "clear"), verdict)
+    assert "is buried in solid geometry" in finding.message
+    (clear,) = capsule_verdicts(mesh, [Capsule.upright((0.0, 0.0, 20.0), 1.8, 0.35)])
+    assert clear.way_out is None and not clear.buried
+    np.testing.assert_array_equal(clear.push_out, np.zeros(3))

@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...constants import STEP_PROBE_OFFSET
+from ...constants import STAIR_CORNER_TOL, STEP_PROBE_OFFSET
 from ...controller.steps import measure_step, too_high
 from ..walkability import WALKABLE, WALL
 from .common import (
@@ -111,6 +111,29 @@ def _risers(mesh, s, classes, cand, nh, top):
     return ok, floor, np.where(ok, rise, np.nan)
 
 
+def _riser_ids(mesh, cand, nh, top, floor, tread_h) -> np.ndarray:
+    """(K,) int64 riser id of each candidate row: the triangles of one riser (same plane,
+    same floor and tread, and touching one another: sharing a corner, welded or not) share
+    their links. Without the touching, risers of two staircases side by side (the same
+    plane, the same heights, metres apart) were one riser, and one staircase's shallow
+    treads were reported on the other."""
+    key = np.column_stack([np.round(nh, 2), np.round((top * nh).sum(1) / STAIR_TREAD_TOL),
+                           np.round(floor / STAIR_TREAD_TOL), np.round(tread_h / STAIR_TREAD_TOL)])
+    _, kid = np.unique(key, axis=0, return_inverse=True)
+    kid = kid.ravel()
+    k = cand.size
+    corners = mesh.vertices[mesh.triangles[cand]].reshape(-1, 3)  # (3K, 3)
+    _, corner_id = np.unique(np.round(corners / STAIR_CORNER_TOL), axis=0, return_inverse=True)
+    row = np.repeat(np.arange(k), 3)
+    # rows sharing a corner and a key: consecutive in the (corner, key) order
+    order = np.lexsort((kid[row], corner_id.ravel()))
+    same = (corner_id.ravel()[order][1:] == corner_id.ravel()[order][:-1]) & (
+        kid[row[order]][1:] == kid[row[order]][:-1])
+    label = components(k, row[order][:-1][same], row[order][1:][same])
+    _, ids = np.unique(label, return_inverse=True)
+    return ids.ravel().astype(np.int64)
+
+
 def stair_audit(mesh, settings=None) -> StairResult:
     """Risers of stair flights with rise and tread depth; see the module docstring."""
     s = settings_or_default(settings)
@@ -134,11 +157,7 @@ def stair_audit(mesh, settings=None) -> StairResult:
     j = np.maximum(nxt, 0)
     link = (nxt >= 0) & ((nh * nh[j]).sum(1) >= STAIR_ALIGN_COS) & (
         np.abs(floor[j] - tread_h) <= STAIR_TREAD_TOL)
-    # the triangles of one riser (same plane, same floor and tread) share their links
-    key = np.column_stack([np.round(nh, 2), np.round((top * nh).sum(1) / STAIR_TREAD_TOL),
-                           np.round(floor / STAIR_TREAD_TOL), np.round(tread_h / STAIR_TREAD_TOL)])
-    _, step = np.unique(key, axis=0, return_inverse=True)
-    step = step.ravel()
+    step = _riser_ids(mesh, cand, nh, top, floor, tread_h)
     n_steps = int(step.max()) + 1
     fwd = np.zeros(n_steps, bool)
     fwd[step[link]] = True
