@@ -15,6 +15,7 @@ from bpy.props import EnumProperty, StringProperty
 
 from .. import core
 from ..core import report as core_report
+from ..core.checks.spec import EMPTY_SPEC, spawn_points
 from . import cache, level_parts, penetration, properties, results, scene_data, staleness
 
 # ---------------------------------------------------------------- shared adapter pieces
@@ -402,15 +403,17 @@ class CAPSULE_COLLISION_OT_export_report(bpy.types.Operator):
 
 def build_report(context):
     """The scene's report document: ``core.report`` on the level, the scene's capsules (role
-    CAPSULE) and paths (role PATH) with their expectations, the same schema the pipeline tool
-    writes (one level). ValueError for an unreadable level, capsule, path or setting."""
+    CAPSULE) and paths (role PATH) with their expectations, reachability from the capsules
+    marked as spawns, the same schema the pipeline tool writes (one level). ValueError for an
+    unreadable level, capsule, path or setting."""
     leave_edit_mode(context)
     scene = context.scene
     settings = controller_settings(context)
     level, depsgraph = level_of(context)
     capsules, paths = scene_data.scene_checks(scene, depsgraph, level.unit_scale)
     with Progress(context, 1):
-        res = core_report.run_checks(level.mesh, settings, capsules, paths)
+        res = core_report.run_checks(level.mesh, settings, capsules, paths,
+                                     spawns=spawn_points(EMPTY_SPEC, capsules))
     name = bpy.path.basename(bpy.data.filepath) or scene.name
     report = core_report.level_report(res, level=name, file=bpy.data.filepath or None,
                                       geometry=level)

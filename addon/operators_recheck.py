@@ -1,13 +1,13 @@
 """Re-check All: run again every check the scene has results for, under one progress bar.
 
 Which checks: the kinds of the scene's rows, in panel order: penetration (the capsules that
-have rows), walkability, the four audits, the walks (the paths that have rows, at the frame
-rate they were walked, a baked walk baked again on its capsule), and the frame-rate
-comparison when one is stored. Each runs through the same function as its own button, so
-the rows are exactly what the buttons give; expectations live on the capsules and paths and
-are kept. A check that cannot run (a path deleted, settings refused) is named in the report
-and the others still run. The message ends with the panel's summary ("N errors, M warnings,
-K passed").
+have rows), walkability, the four audits, reachability (from the spawns marked now), the
+walks (the paths that have rows, at the frame rate they were walked, a baked walk baked
+again on its capsule), and the frame-rate comparison when one is stored. Each runs through
+the same function as its own button, so the rows are exactly what the buttons give;
+expectations live on the capsules and paths and are kept. A check that cannot run (a path
+deleted, settings refused) is named in the report and the others still run. The message ends
+with the panel's summary ("N errors, M warnings, K passed").
 """
 
 import json
@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import bpy
 
-from . import operators, operators_audit, operators_walk, results
+from . import operators, operators_audit, operators_reach, operators_walk, results
 from .framing import baked_on
 
 AUDIT_KINDS = ("STAND", "STAIRS", "HEADROOM", "LEDGE")
@@ -47,6 +47,8 @@ def planned_checks(context) -> list:
     for kind in AUDIT_KINDS:
         if kind in kinds:
             plan.append((kind.lower(), lambda c, k=kind: operators_audit.run_audit(c, k)))
+    if kinds & set(operators_reach.REACH_KINDS):
+        plan.append(("reachability", operators_reach.run_reachability))
     by_rate: dict = {}
     for path in _owners(scene, "WALK"):
         bake = baked_on(scene, path.name)
@@ -69,7 +71,8 @@ def planned_checks(context) -> list:
 
 class CAPSULE_COLLISION_OT_recheck_all(bpy.types.Operator):
     """Run again every check the scene has results for (penetration, walkability, audits,
-    walks, frame rates), keeping expectations, with progress; then count the findings"""
+    reachability, walks, frame rates), keeping expectations, with progress; then count the
+    findings"""
 
     bl_idname = "capsule_collision.recheck_all"
     bl_label = "Re-check All"

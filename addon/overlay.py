@@ -1,11 +1,13 @@
 """Viewport overlay: two draw handlers drawing what the stored results say.
 
 * POST_VIEW (``draw_scene``), in the scene, depth-tested where it sits on faces:
-  face layers (walkability colours; the stand, stair, headroom and ledge audits; penetrated
-  faces tinted light red), drawn from the level's parts (instances, array copies and mirrored
-  objects included, on the visible side), each behind its scene toggle ``show_*``; then,
-  always on top: capsule outlines (red when penetrating), per penetrating capsule its contact
-  points, the push-out arrow and the capsule where it must go; walk traces.
+  face layers (walkability colours; reachable floor, islands and traps; the stand, stair,
+  headroom and ledge audits; penetrated faces tinted light red), drawn from the level's parts
+  (instances, array copies and mirrored objects included, on the visible side), each behind
+  its scene toggle ``show_*``; reachability's cell squares (cramped floor, islands and traps
+  a face does not show) over them; then, always on top: capsule outlines (red when
+  penetrating) and spawn marks, per penetrating capsule its contact points, the push-out
+  arrow and the capsule where it must go; walk traces.
 * POST_PIXEL (``draw_pixels``, ``overlay_text``), in screen pixels: event markers in one
   colour per kind, labelled with ``core.event_label`` ("step 0.45 m"), fanned out and stacked
   where several share a spot; the push-out depth at the deepest contact; the legend in the
@@ -15,7 +17,8 @@ Data first: ``overlay_layers.overlay_geometry(scene, depsgraph)`` returns every 
 arrays (testable headless). Batches are built lazily inside the draw callbacks (nothing
 touches ``gpu`` at import or register time) and kept: face layers per part and layer, keyed
 by content, so an edit of one object rebuilds that object's batches only; the light layers
-(capsules, push-outs, traces, events) are rebuilt after any depsgraph update.
+(capsules, push-outs, traces, events) are rebuilt after any depsgraph update; the cell
+squares' batch is kept until their content key (``overlay_reach.cell_squares``) changes.
 ``draw_offscreen`` draws both passes into a bound ``GPUOffScreen`` (tests, tools/screenshot.py).
 """
 
@@ -26,12 +29,13 @@ from typing import Any
 import bpy
 import numpy as np
 
-from . import level_parts, overlay_text, scene_data
+from . import level_parts, overlay_reach, overlay_text, scene_data
 from .overlay_layers import (  # noqa: F401  (the overlay's data API, re-exported)
     FACE_LAYERS,
     PENETRATION_TINT,
     WALKABILITY_COLORS,
     OverlayGeometry,
+    codes_of,
     face_layers,
     legend,
     overlay_geometry,
@@ -59,11 +63,14 @@ class _Batches:
     def __init__(self):
         self.faces: dict[bytes, Any] = {}  # PartFaces.key -> batch (None: nothing)
         self.face_keys: dict[str, list] = {}  # layer name -> keys drawn now
-        self.lines = None  # (outlines and traces, push-out) batches
+        self.face_codes: dict[str, set] = {}  # layer name -> palette codes drawn now
+        self.lines = None  # (outlines, spawn marks and traces, push-out) batches
+        self.cells: tuple = (b"", None)  # (content key, batch) of the cell squares
         self.screen = ([], [], [])  # (events, pushes, legend) for the pixel pass
         self.dirty = True  # light layers: rebuilt on any update
         self.faces_dirty = True  # face layers: parts and values re-checked
         self.built = 0  # face batches built (tests and the benchmark count them)
+        self.cells_built = 0  # cell-square batches built
 
 
 _batches = _Batches()
@@ -92,6 +99,11 @@ def invalidate(depsgraph=None) -> None:
 def face_batches_built() -> int:
     """How many face-layer batches were built this session (one per changed part layer)."""
     return _batches.built
+
+
+def cell_batches_built() -> int:
+    """How many cell-square batches were built this session (one per change of the cells)."""
+    return _batches.cells_built
 
 
 def _face_batch(shader, part):
@@ -125,22 +137,46 @@ def _refresh_faces(scene, depsgraph, flat) -> None:
             keys.append(part.key)
         _batches.face_keys[name] = keys
     _batches.faces = keep
+    _batches.face_codes = codes_of(layers)
     _batches.faces_dirty = False
 
 
-def _refresh_light(scene, depsgraph, lines) -> None:
+def _refresh_cells(scene, flat, spawns: bool) -> list:
+    """The cell squares' batch, rebuilt only when their content changed; the legend of the
+    squares and spawn marks (``spawns``: some are drawn)."""
+    from gpu_extras.batch import batch_for_shader  # noqa: PLC0415
+
     s = scene.capsule_collision
-    cap = capsule_layer(scene) if s.show_capsules else (np.empty((0, 3)), np.empty((0, 4)))
-    trace = trace_layer(scene) if s.show_traces else (np.empty((0, 3)), np.empty((0, 4)))
+    if not s.show_reachability:
+        _batches.cells = (b"", None)
+        return []
+    tris, cols, key = overlay_reach.cell_squares(scene, scene_data.unit_scale_of(scene))
+    if key != _batches.cells[0]:
+        batch = (batch_for_shader(flat, "TRIS", {"pos": tris, "color": cols})
+                 if tris.shape[0] else None)
+        _batches.cells = (key, batch)
+        _batches.cells_built += 1
+    classes = overlay_reach.classes_drawn(scene) if _batches.cells[1] is not None else set()
+    return overlay_reach.legend_entries(classes, spawns)
+
+
+def _refresh_light(scene, depsgraph, lines, flat) -> None:
+    s = scene.capsule_collision
+    none = (np.empty((0, 3)), np.empty((0, 4)))
+    cap = capsule_layer(scene) if s.show_capsules else none
+    spawn = overlay_reach.spawn_marks(scene) if s.show_reachability else none
+    trace = trace_layer(scene) if s.show_traces else none
     pushes = push_marks(scene) if s.show_penetration else []
     push = push_layer(scene, pushes)
     events = event_marks(scene) if s.show_events else []
-    both = (np.concatenate([cap[0], trace[0]]).astype(np.float32),
-            np.concatenate([cap[1], trace[1]]).astype(np.float32))
+    both = (np.concatenate([cap[0], spawn[0], trace[0]]).astype(np.float32),
+            np.concatenate([cap[1], spawn[1], trace[1]]).astype(np.float32))
     _batches.lines = (_line_batch(lines, *both), _line_batch(lines, *push))
+    extra = _refresh_cells(scene, flat, bool(spawn[0].shape[0]))
     drawn = {name: keys for name, keys in _batches.face_keys.items()
              if any(_batches.faces.get(k) is not None for k in keys)}
-    entries = legend(drawn, pushes, events) if s.show_legend else []
+    entries = (legend(drawn, pushes, events, extra, _batches.face_codes) if s.show_legend
+               else [])
     _batches.screen = (events, pushes, entries)
     _batches.dirty = False
 
@@ -159,7 +195,7 @@ def draw_scene(scene, depsgraph) -> None:
         _refresh_faces(scene, depsgraph, flat)
         _batches.dirty = True
     if _batches.dirty or _batches.lines is None:
-        _refresh_light(scene, depsgraph, lines)
+        _refresh_light(scene, depsgraph, lines, flat)
     gpu.state.blend_set("ALPHA")
     gpu.state.depth_test_set("LESS_EQUAL")
     gpu.state.depth_mask_set(False)
@@ -170,6 +206,8 @@ def draw_scene(scene, depsgraph) -> None:
                 batch = _batches.faces.get(key)
                 if batch is not None:
                     batch.draw(flat)
+        if _batches.cells[1] is not None:
+            _batches.cells[1].draw(flat)
         gpu.state.depth_test_set("NONE")  # outlines, arrows and traces stay visible
         lines.bind()
         viewport = gpu.state.viewport_get()  # type: ignore[func-returns-value]  # x, y, w, h
@@ -239,6 +277,8 @@ def unregister():
         bpy.types.SpaceView3D.draw_handler_remove(_handles.pop(), "WINDOW")
     _batches.faces.clear()
     _batches.face_keys.clear()
+    _batches.face_codes.clear()
     _batches.lines = None
+    _batches.cells = (b"", None)
     _batches.screen = ([], [], [])
     _batches.dirty = _batches.faces_dirty = True

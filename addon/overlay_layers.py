@@ -5,7 +5,8 @@ instance the checks read, world space, Blender's triangulation, winding fixed fo
 scale), one part at a time, so a collection instance, an array copy and a mirrored object
 are drawn where the checks see them:
 
-* per triangle, a layer's value comes from the check's face attribute on the part's original
+* per triangle, a layer's value (a flag, or a code coloured by the layer's palette:
+  walkability, reachability) comes from the check's face attribute on the part's original
   mesh (``tri_orig_face``; instances read the instanced object's mesh), or, for the faces no
   original face stands for (modifiers, geometry nodes), from the last run's per-triangle
   result (``level_parts.results_of_part``), drawn while the attribute is there (Clear Results
@@ -30,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import core
-from . import cache, level_parts, live_state, results, scene_data
+from . import cache, level_parts, live_state, overlay_reach, results, scene_data
 from .overlay_marks import (
     CONTACT,
     EVENT_COLORS,
@@ -54,7 +55,8 @@ WALKABILITY_NAMES = ("Walkable", "Steep", "Wall", "Ceiling")
 
 class FaceLayer(NamedTuple):
     """A face layer: its scene toggle, the face attribute and per-triangle result kind it
-    draws, its legend title and colour (None: per-value colours)."""
+    draws, its legend title and colour; or, for a layer of codes, ``palette`` (C, 4) the
+    colour of each code (alpha 0: not drawn) and ``names`` their legend words."""
 
     name: str
     toggle: str
@@ -62,11 +64,16 @@ class FaceLayer(NamedTuple):
     kind: str | None
     title: str
     color: tuple | None
+    palette: np.ndarray | None = None
+    names: tuple = ()
 
 
 FACE_LAYERS = (
     FaceLayer("walkability", "show_walkability", results.WALKABILITY_ATTRIBUTE, "WALKABILITY",
-              "Walkability", None),
+              "Walkability", None, WALKABILITY_COLORS, WALKABILITY_NAMES),
+    FaceLayer("reachability", "show_reachability", results.REACHABILITY_ATTRIBUTE,
+              "REACHABILITY", "Reachability", None, overlay_reach.REACH_COLORS,
+              overlay_reach.REACH_NAMES),
     FaceLayer("stand", "show_stand", results.AUDIT_ATTRIBUTES["STAND"], "STAND",
               "Cannot stand", (0.95, 0.25, 0.95, 0.5)),
     FaceLayer("stairs", "show_stairs", results.AUDIT_ATTRIBUTES["STAIRS"], "STAIRS",
@@ -85,11 +92,13 @@ LAYER_BY_NAME = {layer.name: layer for layer in FACE_LAYERS}
 class PartFaces:
     """One part's triangles of one face layer: ``key`` changes whenever what ``build``
     returns may change; ``build()`` -> (corners (K*3, 3) float32 world Blender units,
-    lifted; colours (K*3, 4) float32)."""
+    lifted; colours (K*3, 4) float32); ``codes``: the palette codes it draws (the legend's
+    entries of a layer of codes)."""
 
     name: str
     key: bytes
     build: Callable[[], tuple]
+    codes: tuple = ()
 
 
 @dataclass
@@ -105,6 +114,10 @@ class OverlayGeometry:
     trace_lines: np.ndarray = field(default_factory=empty)
     trace_colors: np.ndarray = field(default_factory=lambda: empty(4))
     events: list = field(default_factory=list)  # EventMark
+    cell_tris: np.ndarray = field(default_factory=empty)  # reachability's cell squares
+    cell_colors: np.ndarray = field(default_factory=lambda: empty(4))
+    spawn_lines: np.ndarray = field(default_factory=empty)  # spawn marks
+    spawn_colors: np.ndarray = field(default_factory=lambda: empty(4))
     legend: list = field(default_factory=list)  # (colour, text)
 
     def face_layer(self, name):
@@ -160,13 +173,22 @@ def live_hits_by_part(scene) -> dict:
     return out
 
 
+def drawn(layer: FaceLayer, values) -> np.ndarray:
+    """(M,) bool: the triangles ``values`` (flags, or codes of a palette layer) colour."""
+    if layer.palette is None:
+        return np.asarray(values, bool)
+    v = np.asarray(values)
+    ok = (v >= 0) & (v < len(layer.palette))
+    return ok & (layer.palette[np.where(ok, v, 0), 3] > 0)
+
+
 def part_values(layer: FaceLayer, part, ob, attrs: _Attributes, scene, live: dict):
-    """(M,) per-triangle values of ``layer`` on ``part``: int8 walkability codes (-1: none)
-    or bool flags; None when the layer has nothing there."""
+    """(M,) per-triangle values of ``layer`` on ``part``: int8 codes (-1: none) or bool
+    flags; None when the layer has nothing there."""
     faces = attrs.of(ob, layer.attribute)
     m = part.triangles.shape[0]
-    walk = layer.name == "walkability"
-    out = np.full(m, -1, np.int8) if walk else np.zeros(m, bool)
+    coded = layer.palette is not None
+    out = np.full(m, -1, np.int8) if coded else np.zeros(m, bool)
     if faces is not None:
         orig = part.tri_orig_face
         ok = (orig >= 0) & (orig < faces.size)
@@ -175,7 +197,7 @@ def part_values(layer: FaceLayer, part, ob, attrs: _Attributes, scene, live: dic
             found = level_parts.results_of_part(scene, layer.kind, part)
             if found is not None:  # the last run's values, unmapped faces included
                 tris, vals = found
-                if walk:
+                if coded:
                     out[tris] = vals
                 else:
                     out[:] = False
@@ -183,7 +205,7 @@ def part_values(layer: FaceLayer, part, ob, attrs: _Attributes, scene, live: dic
     hits = live.get((part.name, part.digest))
     if hits is not None and layer.name == "penetration":
         out[hits] = True
-    if (out < 0).all() if walk else not out.any():
+    if not drawn(layer, out).any():
         return None
     return out
 
@@ -202,11 +224,10 @@ def lifted_corners(part, sel, unit_scale: float) -> np.ndarray:
 
 def _builder(layer: FaceLayer, part, values, unit_scale: float):
     def build():
-        if layer.color is None:  # walkability codes
-            sel = np.flatnonzero((values >= 0) & (values < len(WALKABILITY_COLORS)))
-            colors = np.repeat(WALKABILITY_COLORS[values[sel]], 3, axis=0)
+        sel = np.flatnonzero(drawn(layer, values))
+        if layer.palette is not None:  # codes
+            colors = np.repeat(layer.palette[values[sel]], 3, axis=0)
         else:
-            sel = np.flatnonzero(values)
             colors = np.tile(np.array(layer.color, np.float32), (sel.size * 3, 1))
         return lifted_corners(part, sel, unit_scale), colors.astype(np.float32)
 
@@ -235,21 +256,37 @@ def face_layers(scene, depsgraph, shown) -> dict:
             h.update(name.encode())
             h.update(values.tobytes())
             h.update(np.array([unit, SURFACE_LIFT_M], np.float64).tobytes())
-            out[name].append(PartFaces(part.name, h.digest(), _builder(layer, part, values, unit)))
+            codes = ()
+            if layer.palette is not None:
+                n = np.bincount(values[drawn(layer, values)].astype(np.int64),
+                                minlength=len(layer.palette))
+                codes = tuple(np.flatnonzero(n).tolist())
+            out[name].append(PartFaces(part.name, h.digest(),
+                                       _builder(layer, part, values, unit), codes))
     return out
 
 
+def codes_of(layers: dict) -> dict:
+    """{layer name: set of codes drawn} of ``face_layers`` output (the legend's ``codes``)."""
+    return {name: {c for p in parts for c in p.codes} for name, parts in layers.items()}
+
+
 # ---------------------------------------------------------------- legend and everything
-def legend(faces: dict, pushes, events) -> list:
-    """(colour, text) entries for what is drawn now, in drawing order."""
+def legend(faces: dict, pushes, events, extra=(), codes=None) -> list:
+    """(colour, text) entries for what is drawn now, in drawing order; ``extra``: entries
+    of the layers drawn over the faces (``overlay_reach.legend_entries``); ``codes``: {layer
+    name: codes drawn} of the layers of codes (``codes_of``; None: every named code)."""
     out = []
-    walk = faces.get("walkability")
-    if walk:
-        out += [(tuple(WALKABILITY_COLORS[k][:3]) + (1.0,), WALKABILITY_NAMES[k])
-                for k in range(len(WALKABILITY_NAMES))]
-    for layer in FACE_LAYERS[1:]:
-        if faces.get(layer.name):
+    for layer in FACE_LAYERS:
+        if not faces.get(layer.name):
+            continue
+        if layer.palette is None:
             out.append((tuple((layer.color or EVENT_DEFAULT)[:3]) + (1.0,), layer.title))
+            continue
+        shown = None if codes is None else codes.get(layer.name, set())
+        out += [(tuple(float(c) for c in layer.palette[k][:3]) + (1.0,), word)
+                for k, word in enumerate(layer.names) if word and (shown is None or k in shown)]
+    out += list(extra)
     if pushes:
         out += [(PUSH_ARROW, "Push-out"), (CONTACT, "Contact point")]
     for kind in core.EVENTS:
@@ -271,7 +308,8 @@ def overlay_geometry(scene, depsgraph) -> OverlayGeometry:
         return g
     if s.show_capsules:
         g.capsule_lines, g.capsule_colors = capsule_layer(scene)
-    for name, parts in face_layers(scene, depsgraph, shown_face_layers(s)).items():
+    layers = face_layers(scene, depsgraph, shown_face_layers(s))
+    for name, parts in layers.items():
         built = [p.build() for p in parts]
         if built:
             g.faces[name] = (np.concatenate([b[0] for b in built]),
@@ -283,5 +321,12 @@ def overlay_geometry(scene, depsgraph) -> OverlayGeometry:
         g.trace_lines, g.trace_colors = trace_layer(scene)
     if s.show_events:
         g.events = event_marks(scene)
-    g.legend = legend(g.faces, g.pushes, g.events)
+    extra = []
+    if s.show_reachability:
+        g.cell_tris, g.cell_colors, _key = overlay_reach.cell_squares(
+            scene, scene_data.unit_scale_of(scene))
+        g.spawn_lines, g.spawn_colors = overlay_reach.spawn_marks(scene)
+        extra = overlay_reach.legend_entries(overlay_reach.classes_drawn(scene),
+                                             bool(g.spawn_lines.shape[0]))
+    g.legend = legend(g.faces, g.pushes, g.events, extra, codes_of(layers))
     return g

@@ -19,6 +19,9 @@ KIND_ICONS = {
     "HEADROOM": "TRIA_UP_BAR",
     "LEDGE": "TRIA_DOWN_BAR",
     "WALK": "CON_FOLLOWPATH",
+    "REACHABILITY": "ORIENTATION_GIMBAL",
+    "ISLAND": "MESH_PLANE",
+    "TRAP": "TRIA_DOWN",
 }
 ADVANCED_SETTINGS = ("min_step_depth", "skin_width", "snap_distance", "speed", "gravity",
                      "max_fall_speed", "max_iterations", "jump_height")
@@ -215,6 +218,7 @@ class CAPSULE_COLLISION_PT_capsule(SidebarPanel):
         layout.prop(st, "radius")
         layout.prop(st, "height")
         layout.prop(st, "expect")
+        layout.prop(st, "spawn")
         box = layout.box()
         if st.penetrating_count < 0:
             box.label(text="Not checked yet")
@@ -237,6 +241,7 @@ class CAPSULE_COLLISION_PT_audits(SidebarPanel):
         grid.operator("capsule_collision.stair_audit", icon="MOD_ARRAY")
         grid.operator("capsule_collision.headroom_audit", icon="TRIA_UP_BAR")
         grid.operator("capsule_collision.ledge_audit", icon="TRIA_DOWN_BAR")
+        layout.operator("capsule_collision.reachability", icon=KIND_ICONS["REACHABILITY"])
         col = layout.column(align=True)
         col.operator("capsule_collision.walkthrough", icon="CON_FOLLOWPATH")
         col.operator("capsule_collision.walkthrough", text="Walk and Bake to Capsule",
@@ -309,7 +314,7 @@ class CAPSULE_COLLISION_PT_overlay(SidebarPanel):
         col.active = s.show_overlay
         for name in ("show_capsules", "show_penetration", "show_walkability", "show_traces",
                      "show_events", "show_stand", "show_stairs", "show_headroom", "show_ledges",
-                     "show_legend"):
+                     "show_reachability", "show_legend"):
             col.prop(s, name)
 
 

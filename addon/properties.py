@@ -95,6 +95,9 @@ RESULT_KINDS = (
     ("HEADROOM", "Headroom", "Walkable faces with a ceiling lower than the capsule"),
     ("LEDGE", "Ledge", "Walkable faces with an open edge over an unsafe drop"),
     ("WALK", "Walk", "An event of a walk-through"),
+    ("REACHABILITY", "Reachability", "Where the character can go from the spawns (summary)"),
+    ("ISLAND", "Island", "Standable floor no spawn reaches"),
+    ("TRAP", "Trap", "Floor a spawn reaches but cannot leave (a pit, a one-way drop)"),
 )
 
 ROLE_ITEMS = (
@@ -103,6 +106,8 @@ ROLE_ITEMS = (
     ("PATH", "Path", "A walk-through path (curve or mesh polyline)"),
     ("TRACE", "Trace", "A walked trace created by the extension"),
     ("MARKER", "Marker", "A walk event marker created by the extension"),
+    ("CELLS", "Cells", "Reachability's cells created by the extension: cramped floor, and "
+     "islands and traps a face's colour does not show"),
 )
 
 EXPECT_ITEMS = (
@@ -345,6 +350,10 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
                                 description="Draw faces with headroom below the capsule height")
     show_ledges: BoolProperty(name="Ledges", default=True,
                               description="Draw walkable faces on a ledge over an unsafe drop")
+    show_reachability: BoolProperty(
+        name="Reachability", default=True,
+        description="Draw where the character can go: reachable floor, islands and traps "
+        "coloured, cramped floor as squares where it is, and the spawns")
     show_legend: BoolProperty(name="Legend", default=True,
                               description="Draw the overlay's legend in the viewport corner")
     live_check: BoolProperty(
@@ -394,6 +403,11 @@ class CAPSULE_COLLISION_PG_object(bpy.types.PropertyGroup):
                           get_transform=default_in_scene_units(1.8, 0.0002))
     expect: EnumProperty(name="Expect", items=EXPECT_ITEMS, default="ANY",
                          description="What this capsule's placement must give")
+    spawn: BoolProperty(
+        name="Spawn", default=False, update=_recheck_capsule,
+        description="The character starts here: Reachability floods the level from this "
+        "capsule's foot (the CLI too). A spawn is still checked for penetration like every "
+        "capsule: a spawn inside a wall is a bug")
     penetrating_count: IntProperty(name="Penetrating", default=-1, min=-1,
                                    description="Penetrated triangles (-1: not checked)")
     deepest_depth: FloatProperty(name="Deepest", default=0.0, unit="LENGTH",

@@ -12,6 +12,7 @@ from . import (
     live,
     operators,
     operators_audit,
+    operators_reach,
     operators_recheck,
     operators_select,
     operators_walk,
@@ -22,7 +23,7 @@ from . import (
 
 # properties first: the other modules' classes point at its property groups
 classes = tuple(c for m in (properties, operators, operators_select, operators_recheck,
-                           operators_audit, operators_walk, panels)
+                           operators_audit, operators_reach, operators_walk, panels)
                 for c in m.classes)
 HOOK_MODULES = (live, gizmos, overlay)
 

@@ -24,8 +24,17 @@ AUDIT_ATTRIBUTES = {
     "HEADROOM": "cc_low_headroom",
     "LEDGE": "cc_ledge",
 }
+# INT8 FACE: where the character can go (Reachability), one of REACH_CODES per face: the
+# best class of the standable floor on the face, core's class + 1
+# (core.checks.reachability.triangle_classes: REACHABLE 0, TRAP 1, ISLAND 2; -1 none).
+REACHABILITY_ATTRIBUTE = "cc_reachability"
+REACH_NONE, REACH_REACHABLE, REACH_TRAP, REACH_ISLAND = 0, 1, 2, 3
+REACH_CODES = {REACH_NONE: "none (no standable floor: walls, ceilings, cramped or buried)",
+               REACH_REACHABLE: "reachable from a spawn, and back",
+               REACH_TRAP: "trap: a spawn reaches it but cannot get back",
+               REACH_ISLAND: "island: no spawn reaches it"}
 ALL_ATTRIBUTES = ((PENETRATION_ATTRIBUTE, WALKABILITY_ATTRIBUTE, WALKABILITY_COLOR_ATTRIBUTE)
-                  + tuple(AUDIT_ATTRIBUTES.values()))
+                  + tuple(AUDIT_ATTRIBUTES.values()) + (REACHABILITY_ATTRIBUTE,))
 UNKNOWN_WALKABILITY = -1  # INT8 code of an original face no evaluated triangle maps back to
 
 # RGBA per core walkability code (WALKABLE, STEEP, WALL, CEILING), then unknown.
@@ -37,6 +46,7 @@ WALKABILITY_COLORS = np.array([
     (0.30, 0.30, 0.30, 1.0),  # unknown (face made only by modifiers): dark grey
 ], np.float32)
 
+RESULT_ROLES = ("TRACE", "MARKER", "CELLS")  # objects the extension creates (Clear removes)
 BAKE_TAG = "capsule_collision_bake"  # custom property on actions the walk bake creates
 
 
@@ -130,6 +140,33 @@ def write_face_flags(level, name, faces_by_mesh):
         face_attribute(me, name, "BOOLEAN").data.foreach_set("value", flags)
         me.update()
     return len(meshes)
+
+
+def write_face_codes(level, name, tri_codes) -> np.ndarray:
+    """INT8 FACE attribute ``name`` on every level mesh from per-triangle ``tri_codes`` (T,)
+    (0: none, smaller non-zero codes better): a face gets the best (smallest non-zero) code
+    of the triangles mapping to it over every use of its mesh (linked duplicates,
+    instances), 0 where none maps. Returns (T,) int8 the code each triangle's face shows now
+    (a triangle no original face stands for keeps its own)."""
+    users: dict = {}  # mesh name -> level object indices using it
+    for k, n in enumerate(level.objects):
+        ob = object_for(n)
+        if ob is not None and ob.type == "MESH":
+            users.setdefault(ob.data.name, []).append(k)
+    codes = np.asarray(tri_codes, np.int8)
+    shown = codes.copy()
+    orig = level.tri_orig_face
+    for mesh_name, ob in mesh_objects_of_level(level).items():
+        me = ob.data
+        best = np.full(len(me.polygons), np.iinfo(np.int8).max, np.int8)
+        mine = np.isin(level.tri_object, users[mesh_name]) & (orig >= 0) & (orig < best.size)
+        coded = mine & (codes > 0)
+        np.minimum.at(best, orig[coded], codes[coded])
+        best[best == np.iinfo(np.int8).max] = 0
+        face_attribute(me, name, "INT8").data.foreach_set("value", best)
+        me.update()
+        shown[mine] = best[orig[mine]]
+    return shown
 
 
 def faces_of_rows(scene, kind):
@@ -327,6 +364,7 @@ def remove_object(ob):
 
 
 def result_objects():
-    """Every object the extension created (role TRACE or MARKER), wherever it is linked."""
+    """Every object the extension created (role TRACE, MARKER or CELLS), wherever it is
+    linked."""
     return [ob for ob in bpy.data.objects
-            if ob.library is None and ob.capsule_collision.role in ("TRACE", "MARKER")]
+            if ob.library is None and ob.capsule_collision.role in RESULT_ROLES]

@@ -48,7 +48,7 @@ import numpy as np
 
 from ..core import TriangleMesh, as_typed
 from ..core.checks.verdicts import CapsuleCheck, PathCheck
-from .scene_shapes import capsule_of, path_points, world_points
+from .scene_shapes import capsule_of, path_points, spawn_feet, spawn_objects, world_points
 
 RESULTS_COLLECTION = "Capsule Collision Results"
 NO_ORIGINAL_FACE = -1  # tri_orig_face where an evaluated face maps to no original face
@@ -484,12 +484,14 @@ def read_level(depsgraph, scene) -> LevelGeometry:
 
 
 __all__ = ["LevelGeometry", "read_level", "read_parts", "level_from_parts", "capsule_of",
-           "path_points", "world_points", "membership", "collision_objects", "scene_checks"]
+           "path_points", "world_points", "membership", "collision_objects", "scene_checks",
+           "spawn_objects", "spawn_feet"]
 
 
 def scene_checks(scene, depsgraph, unit_scale: float) -> tuple[list, list]:
     """What the scene asks to check, by object name: (capsules, paths) as core CapsuleCheck
-    (role CAPSULE, its expectation, the foot as placed) and PathCheck (role PATH). One
+    (role CAPSULE, its expectation, the foot as placed, whether it is a spawn) and PathCheck
+    (role PATH); the spawns are the capsules marked ``spawn`` (``spec.spawn_points``). One
     gathering for the panel's report and the pipeline CLI. ValueError for a bad capsule or
     path, naming it."""
     capsules, paths = [], []
@@ -499,7 +501,8 @@ def scene_checks(scene, depsgraph, unit_scale: float) -> tuple[list, list]:
             foot = np.array(ob.matrix_world, dtype=np.float64)[:3, 3] * unit_scale
             capsules.append(CapsuleCheck(ob.name, capsule_of(ob, unit_scale),
                                          ob.capsule_collision.expect,
-                                         foot=tuple(float(x) for x in foot), source="scene"))
+                                         foot=tuple(float(x) for x in foot), source="scene",
+                                         spawn=bool(ob.capsule_collision.spawn)))
         elif role == "PATH":
             paths.append(PathCheck(ob.name, path_points(ob, depsgraph, unit_scale),
                                    ob.capsule_collision.expect_walk, source="scene"))

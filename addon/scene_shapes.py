@@ -1,7 +1,7 @@
 """Reading capsules and walk paths from a Blender scene into ``core`` shapes (world metres).
 
-Used by ``scene_data`` (which re-exports ``capsule_of`` and ``path_points`` for its callers),
-the operators, the live check and the pipeline CLI.
+Used by ``scene_data`` (which re-exports ``capsule_of``, ``path_points`` and
+``spawn_objects`` for its callers), the operators, the live check and the pipeline CLI.
 """
 
 from __future__ import annotations
@@ -22,6 +22,23 @@ def world_points(pos32: np.ndarray, matrix, unit_scale: float) -> tuple[np.ndarr
     if unit_scale != 1.0:
         out *= unit_scale
     return out, bool(np.linalg.det(rot) < 0.0)
+
+
+def spawn_objects(scene) -> list:
+    """The scene's capsules marked as spawns (``capsule_collision.spawn``), by name: where
+    Reachability floods from (``scene_data.scene_checks`` gives the CLI the same flag)."""
+    def is_spawn(ob):
+        pg = getattr(ob, "capsule_collision", None)
+        return pg is not None and pg.role == "CAPSULE" and pg.spawn
+
+    return sorted((ob for ob in scene.objects if is_spawn(ob)), key=lambda o: o.name)
+
+
+def spawn_feet(objects, unit_scale: float) -> np.ndarray:
+    """(K, 3) world metres: the foot (origin) of each capsule object, as ``scene_checks``
+    places a capsule's foot."""
+    feet = [np.array(ob.matrix_world, dtype=np.float64)[:3, 3] * unit_scale for ob in objects]
+    return np.asarray(feet, np.float64).reshape(-1, 3)
 
 
 def capsule_of(obj, unit_scale: float) -> Capsule:

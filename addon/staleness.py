@@ -7,7 +7,9 @@ inputs, recorded as ``row.inputs`` when the row is written (``inputs_key``):
   unit scale;
 * WALK rows: the path's points (world metres) and expectation, and the character settings;
 * audit rows (STAND, STAIRS, HEADROOM, LEDGE): the character settings;
-* WALKABILITY rows: the walkable slope and the up axis.
+* WALKABILITY rows: the walkable slope and the up axis;
+* reachability rows (REACHABILITY, ISLAND, TRAP): the spawns (which capsules, their world
+  matrices) and the character settings.
 
 ``stale_reason(scene, row, level_stamp)`` compares both with the scene now and names the
 first difference ("capsule moved or resized", "path edited or moved", "settings changed",
@@ -26,6 +28,7 @@ import numpy as np
 from . import properties, scene_data
 
 SETTINGS_KINDS = ("STAND", "STAIRS", "HEADROOM", "LEDGE")
+REACH_KINDS = ("REACHABILITY", "ISLAND", "TRAP")
 WALKABILITY_FIELDS = ("max_slope_deg", "up")
 
 
@@ -57,6 +60,15 @@ def capsule_key(ob, unit_scale: float) -> str:
     return _digest(m.tobytes(), float(pg.radius), float(pg.height), pg.expect, unit_scale)
 
 
+def spawns_key(scene) -> str:
+    """Digest of where Reachability floods from: the spawn capsules' names and world
+    matrices, and the unit scale."""
+    parts: list = [scene_data.unit_scale_of(scene)]
+    for ob in scene_data.spawn_objects(scene):
+        parts += [ob.name, np.array(ob.matrix_world, dtype=np.float64).tobytes()]
+    return _digest(*parts)
+
+
 def path_key(ob, depsgraph, scale) -> str:
     """Digest of a path's points (world metres); "invalid" when it is not a walkable path."""
     try:
@@ -82,6 +94,8 @@ def inputs_key(scene, kind, owner=None, depsgraph=None) -> str:
         return f"{path}:{settings_key(scene)}"
     if kind == "WALKABILITY":
         return settings_key(scene, WALKABILITY_FIELDS)
+    if kind in REACH_KINDS:  # "<spawns>:<settings>", the same key for the three kinds
+        return f"{spawns_key(scene)}:{settings_key(scene)}"
     if kind in SETTINGS_KINDS:
         return settings_key(scene)
     return ""
@@ -103,7 +117,7 @@ def stale_reason(scene, row, level_stamp, keys=None, depsgraph=None) -> str:
         if owner is None:
             return f"{OWNER_KINDS[row.kind]} deleted"
     memo = {} if keys is None else keys
-    key = (row.kind, row.capsule)
+    key = ("REACHABILITY" if row.kind in REACH_KINDS else row.kind, row.capsule)
     if key not in memo:
         memo[key] = inputs_key(scene, row.kind, owner, depsgraph)
     now = memo[key]
@@ -113,6 +127,8 @@ def stale_reason(scene, row, level_stamp, keys=None, depsgraph=None) -> str:
         return "capsule moved, resized or its expectation changed"
     if row.kind == "WALK" and now.split(":")[0] != row.inputs.split(":")[0]:
         return "path edited, moved or its expectation changed"
+    if row.kind in REACH_KINDS and now.split(":")[0] != row.inputs.split(":")[0]:
+        return "spawns moved, added or removed"
     return "settings changed"
 
 

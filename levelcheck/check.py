@@ -11,7 +11,7 @@ import time
 
 from .. import core
 from ..core.checks import report as core_report
-from ..core.checks.spec import merge_checks, resolve_settings
+from ..core.checks.spec import merge_checks, resolve_settings, spawn_points
 from ..core.checks.targets import TargetCheck
 from . import pictures, scene
 from .axes import (
@@ -80,12 +80,18 @@ def _warnings(level, res):
 
 
 def _checks(spec, settings, scene_caps, scene_paths, level):
+    """(capsules, paths, targets, spawns): the scene's merged with the spec's (spawns: the
+    feet of the capsules marked Spawn, then the spec's). LevelError naming the level."""
     try:
         capsules, paths = merge_checks(spec, scene_caps, scene_paths, settings)
         targets = [TargetCheck(t.name, t.point, t.expect) for t in spec.targets]
+        spawns = spawn_points(spec, capsules)
+        if targets and not len(spawns):
+            raise ValueError("targets need spawns: mark a capsule of the level as a Spawn, or "
+                             "give \"spawns\": [[x, y, z], ...] in its sidecar")
     except ValueError as exc:
         raise scene.LevelError(f"level {level.display}: {exc}") from None
-    return capsules, paths, targets
+    return capsules, paths, targets, spawns
 
 
 def check_one(bpy, level, job, work_dir: str, say):
@@ -103,12 +109,12 @@ def check_one(bpy, level, job, work_dir: str, say):
     fields = resolve_settings(scene_settings, job.preset or spec.preset, spec.settings,
                               job.settings)
     settings = core.ControllerSettings(**fields)
-    capsules, paths, targets = _checks(spec, settings, scene_caps, scene_paths, level)
+    capsules, paths, targets, spawns = _checks(spec, settings, scene_caps, scene_paths, level)
     say(f"level {level.display}: {geometry.mesh.n_triangles} triangles, "
-        f"{len(capsules)} capsules, {len(paths)} paths, {len(spec.spawns)} spawns")
+        f"{len(capsules)} capsules, {len(paths)} paths, {len(spawns)} spawns")
     res = core_report.run_checks(
         geometry.mesh, settings, capsules, paths, checks=job.checks, min_depth=job.min_depth,
-        frame_rates=job.frame_rates, spawns=spec.spawns, targets=targets,
+        frame_rates=job.frame_rates, spawns=spawns, targets=targets,
         likely_up=_likely_up(level),
         progress=lambda m: say(f"level {level.display}: {m}"))
     res.warnings = _warnings(level, res)
@@ -124,7 +130,8 @@ def check_one(bpy, level, job, work_dir: str, say):
     outputs = {}
     if job.save_blend:  # before the picture's objects are added
         say(f"level {level.display}: annotating with the extension's operators")
-        scene.annotate(bpy, blender_scene, settings, res.capsules, res.paths, say)
+        scene.annotate(bpy, blender_scene, settings, res.capsules, res.paths, say,
+                       spec.spawns)
         tmp = os.path.join(work_dir, f"{level.index}.blend")
         scene.save_blend(bpy, tmp)
         outputs[f"{stem(level)}.levelcheck.blend"] = tmp

@@ -14,6 +14,7 @@ import os
 
 import numpy as np
 
+from ..core.checks.reachability import Reachability, triangle_classes
 from ..core.checks.severity import rank
 from ..core.checks.verdicts import capsule_finding, walk_expectation_holds
 from . import render
@@ -39,15 +40,18 @@ RED_KINDS = ("stairs",)  # warnings whose faces are the problem itself (a riser)
 def _drawing(res, findings, labels):
     """What to draw: red the faces of every error (a penetrated wall, the face that stopped a
     walk) and of the risers the stair audit flags; a cramped or low floor is one big face
-    as often as not (a level's ground), so those are shown by their labels and insets."""
+    as often as not (a level's ground), so those are shown by their labels and insets;
+    islands and traps in their colours (their findings are labelled like the others)."""
     red = [t["triangle"] for f in findings
            if f["severity"] == "error" or f["check"] in RED_KINDS for t in f["faces"]]
     caps = [(c.capsule, capsule_finding(c, v) is not None)
             for c, v in zip(res.capsules, res.capsule_verdicts)]
     walks = [(r.trace, [e.position for e in r.events], not walk_expectation_holds(p.expect, r))
              for p, r in zip(res.paths, res.walk_reports)]
+    reach = res.reach.result if res.reach is not None else None
     return render.Drawing(res.mesh, res.walkability, np.unique(np.asarray(red, np.int64)), caps,
-                          walks, labels)
+                          walks, labels,
+                          triangle_classes(reach) if isinstance(reach, Reachability) else None)
 
 
 def _places(res, findings) -> np.ndarray:

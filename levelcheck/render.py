@@ -4,7 +4,8 @@
 flat-shaded oblique orthographic view from the level's -X/-Y side (risers and walls facing
 the paths' starts are visible), with everything above the character's height over the
 highest place a check looks at cut away (roofs and ceilings of enclosed maps): faces
-coloured by walkability, the faces of every finding red, capsules (red when their
+coloured by walkability, islands and traps (reachability) in the overlay's violet and
+raspberry, the faces of every finding red, capsules (red when their
 expectation failed), walk traces as tubes (blue when the walk met its expectation, red when
 not), walk events as yellow balls, a numbered label at each finding that has an inset, and a
 legend. Then one inset per finding (``finding-<n>-<k>.png``, errors first, up to
@@ -40,6 +41,8 @@ COLORS = {  # RGBA, linear (Workbench "MATERIAL" colour)
     "event": (1.0, 0.85, 0.0, 1.0),
     "text": (0.02, 0.02, 0.02, 1.0),
     "plate": (0.97, 0.97, 0.97, 1.0),
+    "island": (0.55, 0.3, 1.0, 1.0),  # as the viewport overlay's (addon/overlay_reach.py)
+    "trap": (0.85, 0.1, 0.45, 1.0),
 }
 WALKABILITY_ORDER = ("walkable", "steep", "wall", "ceiling")  # core codes 0..3
 LEGEND = (
@@ -52,6 +55,10 @@ LEGEND = (
     ("walk_ok", "walk trace"),
     ("event", "walk event"),
 )
+REACH_LEGEND = (("island", "island: no spawn reaches it"),
+                ("trap", "trap: no way back to a spawn"))
+REACH_MATERIALS = ("island", "trap")  # material slots after "finding", by reachability class
+ISLAND, TRAP = 2, 1  # core.checks.reachability's classes (triangle_classes)
 
 
 @dataclass(frozen=True)
@@ -255,11 +262,14 @@ def shown_triangles(mesh, cut, box=None, bounds=None) -> np.ndarray:
 
 class Drawing:
     """What the pictures draw, as plain data: the level (mesh, walkability codes, finding
-    triangles), capsules [(Capsule, failed)], walks [(trace, event positions, failed)] and
-    labels [(number, position)]."""
+    triangles), capsules [(Capsule, failed)], walks [(trace, event positions, failed)],
+    labels [(number, position)] and ``reach``: (T,) reachability classes per triangle
+    (``core.checks.reachability.triangle_classes``) or None."""
 
-    def __init__(self, mesh, walkability, finding_triangles, capsules, walks, labels=()):
+    def __init__(self, mesh, walkability, finding_triangles, capsules, walks, labels=(),
+                 reach=None):
         self.mesh, self.walkability = mesh, walkability
+        self.reach = None if reach is None else np.asarray(reach)
         self.finding_triangles = np.asarray(finding_triangles, np.int64)
         self.capsules, self.walks, self.labels = list(capsules), list(walks), list(labels)
         self.bounds = triangle_bounds(mesh)  # once for the overview and every inset
@@ -269,12 +279,16 @@ def _level_object(bpy, coll, mats, drawing, tris):
     mesh = drawing.mesh
     codes = (np.asarray(drawing.walkability, np.int32) if drawing.walkability is not None
              else np.full(mesh.n_triangles, WALKABILITY_ORDER.index("wall"), np.int32)).copy()
+    if drawing.reach is not None:
+        codes[drawing.reach == ISLAND] = len(WALKABILITY_ORDER) + 1
+        codes[drawing.reach == TRAP] = len(WALKABILITY_ORDER) + 2
     codes[drawing.finding_triangles] = len(WALKABILITY_ORDER)
     used = np.unique(mesh.triangles[tris])
     remap = np.full(len(mesh.vertices), -1, np.int64)
     remap[used] = np.arange(len(used))
     _new_mesh(bpy, coll, "levelcheck level", mesh.vertices[used], remap[mesh.triangles[tris]],
-              codes[tris], [mats[k] for k in WALKABILITY_ORDER] + [mats["finding"]])
+              codes[tris], [mats[k] for k in WALKABILITY_ORDER] + [mats["finding"]]
+              + [mats[k] for k in REACH_MATERIALS])
 
 
 def _markers(bpy, coll, mats, drawing, view, cut):
@@ -310,12 +324,20 @@ def _camera(bpy, coll, scene, view, depth):
     scene.camera = cam
 
 
-def _legend(bpy, coll, mats, view, title):
+def legend_of(drawing) -> tuple:
+    """The overview's legend rows: LEGEND, and islands and traps when the level has them."""
+    if drawing.reach is None:
+        return LEGEND
+    present = {"island": (drawing.reach == ISLAND).any(), "trap": (drawing.reach == TRAP).any()}
+    return LEGEND + tuple(row for row in REACH_LEGEND if present[row[0]])
+
+
+def _legend(bpy, coll, mats, view, title, rows=LEGEND):
     size = view.height_m / 32.0
     left = view.center + view.right * (-0.5 * view.width_m + 1.5 * size)
     top = left + view.up * (0.5 * view.height_m - 2.0 * size)
     _text(bpy, coll, "levelcheck title", title, top, view, size * 1.1, mats["text"])
-    for k, (key, label) in enumerate(LEGEND):
+    for k, (key, label) in enumerate(rows):
         row = top - view.up * (2.2 * size * (k + 1.5))
         v, f = _sphere(row + view.up * 0.35 * size + view.right * 0.4 * size
                        - view.forward * 0.5, 0.45 * size)
@@ -348,7 +370,7 @@ def build_view(bpy, scene, drawing: Drawing, title, view=None, cut=float("inf"),
     _markers(bpy, coll, mats, drawing, view, cut)
     _camera(bpy, coll, scene, view, float(np.linalg.norm(np.ptp(drawing.mesh.vertices, 0))))
     if overview:
-        _legend(bpy, coll, mats, view, title)
+        _legend(bpy, coll, mats, view, title, legend_of(drawing))
     else:
         size = view.height_m / 14.0
         corner = view.center + view.right * (-0.5 * view.width_m + 0.5 * size) + view.up * (

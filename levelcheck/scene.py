@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from ..addon import properties, scene_data
-from ..core import as_typed
+from ..core import Capsule, as_typed
 from . import sample_level
 from .axes import importer
 
@@ -88,29 +88,40 @@ def read(bpy, scene):
 
 
 ANNOTATING_OPERATORS = ("check_penetration", "classify_walkability", "walkthrough",
-                        "stand_test", "stair_audit", "headroom_audit", "ledge_audit")
+                        "stand_test", "stair_audit", "headroom_audit", "ledge_audit",
+                        "reachability")
 
 
-def annotate(bpy, scene, settings, capsules, paths, warn):
+def _capsule_empty(bpy, scene, name, foot, capsule, expect, spawn):
+    empty = bpy.data.objects.new(name, None)
+    empty.location = foot
+    scene.collection.objects.link(empty)
+    props = empty.capsule_collision
+    props.role = "CAPSULE"
+    props.radius = capsule.radius
+    props.height = float(((capsule.b - capsule.a) ** 2).sum() ** 0.5) + 2.0 * capsule.radius
+    props.expect = expect.upper()
+    props.spawn = spawn
+
+
+def annotate(bpy, scene, settings, capsules, paths, warn, spawns=()):
     """Annotate the level the way the panel does, with the extension's own operators: face
-    attributes (capsule_penetration, walkability, audits), result rows, walk traces and event
-    markers. ``settings`` (core ControllerSettings) are written to the scene first; capsules
-    and paths that came from a sidecar (``source == "spec"``) are added as capsule Empties and
-    path curves so the operators see them. ``warn(message)`` is told about any operator that
-    refuses (the annotation is best effort; report.json is the verdict)."""
+    attributes (capsule_penetration, walkability, audits, cc_reachability), result rows, walk
+    traces and event markers. ``settings`` (core ControllerSettings) are written to the scene
+    first; capsules and paths that came from a sidecar (``source == "spec"``) are added as
+    capsule Empties and path curves so the operators see them, and each of the sidecar's
+    ``spawns`` (foot points) as a capsule marked Spawn ("Spawn 1", ...) of the character's
+    size. ``warn(message)`` is told about any operator that refuses (the annotation is best
+    effort; report.json is the verdict)."""
     properties.write_controller_settings(scene, settings)
     for check in capsules:
-        if check.source != "spec":
-            continue
-        empty = bpy.data.objects.new(check.name, None)
-        empty.location = check.foot
-        scene.collection.objects.link(empty)
-        props = empty.capsule_collision
-        props.role = "CAPSULE"
-        cap = check.capsule
-        props.radius = cap.radius
-        props.height = float(((cap.b - cap.a) ** 2).sum() ** 0.5) + 2.0 * cap.radius
-        props.expect = check.expect.upper()
+        if check.source == "spec":
+            _capsule_empty(bpy, scene, check.name, check.foot, check.capsule, check.expect,
+                           check.spawn)
+    for k, foot in enumerate(spawns, start=1):
+        _capsule_empty(bpy, scene, f"Spawn {k}", foot,
+                       Capsule.upright(foot, settings.height, settings.radius, up=settings.up),
+                       "any", True)
     for check in paths:
         if check.source != "spec":
             continue

@@ -14,13 +14,18 @@ written to the home folder), and prints one table:
   median and the worst of ``--moves`` moves;
 * classify_walkability: the operator on a warm cache (classify + per-object rows + INT8 and
   colour attribute writes), and on a cold cache (read + build included);
+* Reachability (issue 19): the operator on the 1M level from the capsule marked Spawn (warm
+  cache: the standable map, the flood, the ``cc_reachability`` attribute, rows and the cells
+  object); and on the sample level from its "Spawn" capsule, cold and warm cache;
 * the designer's loop (``loop_rows``, issue 16): Check Penetration again after a capsule move
   (warm cache: query + states, rows and attribute through the one writer), and Re-check All
   on the sample level (tools/sample_level.py: penetration, walkability, the four audits and
   the eleven walks; warm and cold cache).
 
 Timings are wall-clock on this machine; the budgets are 2 s (first check), 16 ms (live
-re-check), 1 s (walkability), 0.05 s (re-check after a move) and 3 s (Re-check All). Beside
+re-check), 1 s (walkability), 10 s and 1 s (Reachability on the 1M and the sample level:
+core's targets for the map and the flood), 0.05 s (re-check after a move) and 3 s (Re-check
+All). Beside
 them, ``reference_workload`` times a fixed numpy workload in the same run (best of 3): the
 "x ref" column divides each row by it, so figures from different days (or a busy machine)
 compare.
@@ -156,9 +161,32 @@ def recheck_all_sample(bpy, cache) -> list:
              None)]
 
 
+def reach_sample(bpy, cache) -> list:
+    """Reachability on the sample level from its "Spawn" capsule: cold (read + build
+    included) and warm cache."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    sample_level.build()
+    scene = bpy.context.scene
+    scene.capsule_collision.live_check = False
+    bpy.data.objects["Spawn"].capsule_collision.spawn = True
+    bpy.context.view_layer.update()
+    cache.clear()
+    times = []
+    for _ in range(2):
+        t = time.perf_counter()
+        assert bpy.ops.capsule_collision.reachability() == {"FINISHED"}
+        times.append(time.perf_counter() - t)
+    n = sum(r.kind in ("ISLAND", "TRAP") for r in scene.capsule_collision.results)
+    return [(f"Reachability on the sample level ({n} island and trap rows), cold cache",
+             times[0], None),
+            ("Reachability on the sample level, warm cache", times[1], 1.0)]
+
+
 def loop_rows(bpy, cache) -> list:
-    """The designer's loop rows (issue 16), run after the 1M-level rows."""
-    return recheck_after_move(bpy, "Capsule") + recheck_all_sample(bpy, cache)
+    """The designer's loop rows (issue 16) and Reachability on the sample level, run after
+    the 1M-level rows."""
+    return (recheck_after_move(bpy, "Capsule") + reach_sample(bpy, cache)
+            + recheck_all_sample(bpy, cache))
 
 
 def print_table(rows, reference: float) -> None:
@@ -359,6 +387,28 @@ def main(argv=None) -> int:
     assert op("classify_walkability") == {"FINISHED"}
     t_walk_cold = time.perf_counter() - t
     rows.append(("classify_walkability, cold cache (read + build included)", t_walk_cold,
+                 None))
+    bpy.data.objects["Capsule"].capsule_collision.spawn = True
+    op("check_penetration")  # the cache warm again
+    core = importlib.import_module(mod.__name__ + ".core")
+    flood, inner = core.reachability, []
+
+    def timed_flood(*args, **kw):  # the operator calls core.reachability through the module
+        t0 = time.perf_counter()
+        out = flood(*args, **kw)
+        inner.append(time.perf_counter() - t0)
+        return out
+
+    core.reachability = timed_flood
+    try:
+        t = time.perf_counter()
+        assert op("reachability") == {"FINISHED"}
+        t_reach = time.perf_counter() - t
+    finally:
+        core.reachability = flood
+    rows.append(("Reachability from the spawn, warm cache (map + flood + attribute + rows)",
+                 t_reach, 10.0))
+    rows.append(("  of which: core.reachability (the standable map and the flood)", inner[0],
                  None))
 
     kind = "triangles" if args.triangulated else "quads"

@@ -1,6 +1,11 @@
 """Render the README's viewport picture headless: the overlay over a solid view of the sample level.
 
     python tools/screenshot.py [--out docs/viewport.png] [--width 1280] [--height 640]
+    python tools/screenshot.py --reachability [--out docs/reachability.png]
+
+``--reachability``: the sample's "Spawn" capsule marked as a spawn and Reachability run
+instead (reachable floor, islands, traps, cramped squares and the spawn's ring; the other
+layers off).
 
 Builds the sample level (``capsule_collision.levelcheck.sample_level``), runs the extension's
 own operators on it
@@ -47,8 +52,26 @@ def _view3d(bpy):
     raise RuntimeError("no 3D View in the startup screens")
 
 
-def render(sample_level, out: str, width: int, height: int) -> str:
-    """Draw the picture of ``sample_level`` (the module) into ``out``; returns its path."""
+def _checks(bpy, scene, reach: bool) -> None:
+    """Run the picture's checks: penetration, walks and stairs; or Reachability alone."""
+    if reach:
+        bpy.data.objects["Spawn"].capsule_collision.spawn = True
+        bpy.context.view_layer.update()
+    names = ("reachability",) if reach else ("check_penetration", "walkthrough", "stair_audit")
+    for name in names:
+        try:
+            _op(bpy, name)
+        except RuntimeError as exc:  # an {'ERROR'} report: say it, draw what there is
+            print(f"screenshot: {name}: {exc}".strip(), file=sys.stderr)
+    s = scene.capsule_collision
+    s.show_overlay = s.show_capsules = True
+    s.show_penetration = s.show_traces = s.show_events = s.show_walkability = not reach
+    s.show_reachability = reach
+
+
+def render(sample_level, out: str, width: int, height: int, reach: bool = False) -> str:
+    """Draw the picture of ``sample_level`` (the module) into ``out`` (``reach``: the
+    Reachability picture); returns its path."""
     bpy, mod = load_extension()
     import gpu  # noqa: PLC0415  (after bpy)
     import numpy as np  # noqa: PLC0415
@@ -59,14 +82,7 @@ def render(sample_level, out: str, width: int, height: int) -> str:
     scene = bpy.context.scene
     sample_level.build(scene)
     bpy.context.view_layer.update()
-    for name in ("check_penetration", "walkthrough", "stair_audit"):
-        try:
-            _op(bpy, name)
-        except RuntimeError as exc:  # an {'ERROR'} report: say it, draw what there is
-            print(f"screenshot: {name}: {exc}".strip(), file=sys.stderr)
-    s = scene.capsule_collision
-    s.show_overlay = s.show_capsules = s.show_penetration = True
-    s.show_traces = s.show_events = s.show_walkability = True
+    _checks(bpy, scene, reach)
 
     cam_data = bpy.data.cameras.new("Screenshot")
     cam_data.lens = CAMERA_LENS_MM
@@ -119,14 +135,19 @@ def render(sample_level, out: str, width: int, height: int) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default=str(TOOLS.parent / "docs" / "viewport.png"))
+    ap.add_argument("--out", default=None,
+                    help="default: docs/viewport.png (docs/reachability.png with --reachability)")
+    ap.add_argument("--reachability", action="store_true",
+                    help="the sample's Spawn marked and Reachability drawn")
     ap.add_argument("--width", type=int, default=1280)
     ap.add_argument("--height", type=int, default=640)
     args = ap.parse_args(argv)
     if args.width < 16 or args.height < 16:
         print("screenshot: --width and --height must be at least 16 pixels", file=sys.stderr)
         return 2
-    print(render(sample_level, args.out, args.width, args.height))
+    out = args.out or str(TOOLS.parent / "docs" / ("reachability.png" if args.reachability
+                                                    else "viewport.png"))
+    print(render(sample_level, out, args.width, args.height, args.reachability))
     return 0
 
 

@@ -336,6 +336,36 @@ def _regions(smap, code, group, cls) -> tuple:
     return tuple(sorted(out, key=lambda reg: -reg.area))
 
 
+def triangle_classes(result: Reachability) -> np.ndarray:
+    """(T,) int8 per triangle of the mesh: the best class (REACHABLE, then TRAP, then ISLAND,
+    as a covered cell takes) of the standable floor on it: its cells', or for a triangle
+    crossing no cell centre the cell it took (regions list it the same way); -1 where it has
+    no standable floor (walls, ceilings, floor that is only cramped or buried). The face
+    colours of the viewport and of report.png."""
+    smap = result.standable
+    best = np.full(smap.face_state.size, ISLAND + 1, np.int8)
+    code = result.cell_class
+    on = code <= ISLAND
+    np.minimum.at(best, result.cell_face[on], code[on])
+    lone = np.flatnonzero(smap.face_span >= 0)
+    took = code[smap.face_span[lone]]
+    keep = took <= ISLAND
+    best[lone[keep]] = np.minimum(best[lone[keep]], took[keep])
+    best[best > ISLAND] = -1
+    return best
+
+
+def square_cells(result: Reachability, classes=None) -> np.ndarray:
+    """(N,) bool: the cells a face's colour does not show, drawn as squares of ``cell_size``
+    where they are: every CRAMPED_CELL, and island and trap cells on a triangle that shows a
+    better class (``classes``: ``triangle_classes(result)``, computed when None), such as a
+    walled-off room on the same ground face as the yard."""
+    classes = triangle_classes(result) if classes is None else np.asarray(classes)
+    code = result.cell_class
+    worse = (code <= ISLAND) & (code > classes[result.cell_face])
+    return (code == CRAMPED_CELL) | worse
+
+
 def reachability(mesh, spawns, settings=None) -> Reachability:
     """Where the character starting at foot points ``spawns`` (K, 3) can go (module
     docstring). settings : ControllerSettings (default if None); ``jump_height > 0`` adds

@@ -23,6 +23,8 @@ A spec (every key optional)::
   checked with (the level's own, an engine preset, the spec's fields, then overrides).
 - ``merge_checks(spec, scene_capsules, scene_paths, settings)``: the capsules and paths to
   check, the scene's overridden and completed by the spec's, by name.
+- ``spawn_points(spec, capsules)``: where reachability floods from: the feet of the capsules
+  marked as spawns (the scene's, where the spec moved them), then the spec's ``spawns``.
 
 ``up`` and ``forward`` are the importer axes of an OBJ or FBX level (Blender's names: the
 file's axis that points up, and forward); see ``AXES``.
@@ -348,9 +350,7 @@ def parse_spec(doc, source: str = "<spec>") -> LevelSpec:
     up, forward = _frame(doc, source)
     spawns = tuple(_vec3(p, source, f"spawns[{k}]")
                    for k, p in enumerate(_list(doc, "spawns", source)))
-    targets = _targets(doc, source)
-    if targets and not spawns:
-        _fail(source, "targets", "need \"spawns\" (foot points the character starts from)")
+    targets = _targets(doc, source)  # their spawns may be the level's (capsules marked spawn)
     return LevelSpec(doc.get("name"), doc.get("mesh"), None if preset is None else preset.lower(),
                      settings, doc.get("collection"), naming, up, forward,
                      _capsules(doc, source), _paths(doc, source), spawns, targets)
@@ -380,7 +380,9 @@ def merge_checks(spec: LevelSpec, scene_capsules, scene_paths, settings: Control
     """(capsules, paths): lists of CapsuleCheck and PathCheck, the scene's (``source``
     "scene") in their order, each replaced by the spec's entry of the same name (``source``
     "spec"), then the spec's new ones. A spec entry may change only some fields; a new one
-    needs a ``foot`` / ``points``. ValueError naming the entry otherwise."""
+    needs a ``foot`` / ``points``. ValueError naming the entry otherwise. A spec entry
+    overriding a scene capsule keeps its ``spawn`` flag (a spawn moved by the spec floods
+    from where the spec puts it)."""
     capsules = {c.name: c for c in scene_capsules}
     for row in spec.capsules:
         base = capsules.get(row.name)
@@ -398,7 +400,7 @@ def merge_checks(spec: LevelSpec, scene_capsules, scene_paths, settings: Control
             raise ValueError(f"spec capsule {row.name!r}: {exc}") from None
         expect = row.expect or (base.expect if base else ANY)
         capsules[row.name] = CapsuleCheck(row.name, capsule, expect, foot=tuple(foot),
-                                          source="spec")
+                                          source="spec", spawn=bool(base and base.spawn))
     paths = {p.name: p for p in scene_paths}
     for row in spec.paths:
         base = paths.get(row.name)
@@ -409,3 +411,11 @@ def merge_checks(spec: LevelSpec, scene_capsules, scene_paths, settings: Control
         expect = row.expect or (base.expect if base else ANY)
         paths[row.name] = PathCheck(row.name, points, expect, source="spec")
     return list(capsules.values()), list(paths.values())
+
+
+def spawn_points(spec: LevelSpec, capsules) -> np.ndarray:
+    """(K, 3) foot points (metres) reachability floods from: the ``foot`` of every capsule
+    (CapsuleCheck, as ``merge_checks`` returns them) marked ``spawn``, in their order, then
+    the spec's ``spawns``."""
+    feet = [tuple(c.foot) for c in capsules if c.spawn] + [tuple(p) for p in spec.spawns]
+    return np.asarray(feet, np.float64).reshape(-1, 3)

@@ -47,8 +47,8 @@ def run_reachability(reach, mesh, spawns, targets, settings) -> ReachResults:
     ``core.reachability``) and judge ``targets`` (TargetCheck). ValueError when there is no
     spawn to flood from, or a target's expectation is unknown."""
     if not len(spawns):
-        raise ValueError("reachability: targets need spawns (\"spawns\": [[x, y, z], ...] in "
-                         "the level's spec)")
+        raise ValueError("reachability: targets need spawns (capsules marked Spawn in the "
+                         "level, or \"spawns\": [[x, y, z], ...] in the level's spec)")
     for t in targets:
         if t.expect not in TARGET_EXPECTATIONS:
             raise ValueError(f"target {t.name!r} expect: unknown expected verdict "

@@ -85,13 +85,16 @@ def parse_min_depth(value, field: str = "min_depth") -> float:
 class CapsuleCheck:
     """A capsule placement to check: ``name`` (the object's name or the spec's), ``capsule``
     (world space, metres), ``expect`` (one of CAPSULE_EXPECTATIONS, parsed), ``foot`` (3,)
-    the lowest point as placed (for the report), ``source`` ("scene" or "spec")."""
+    the lowest point as placed (for the report), ``source`` ("scene" or "spec"), ``spawn``
+    whether the character starts here (reachability floods from its foot; it is still
+    checked for penetration: a spawn inside a wall is a bug)."""
 
     name: str
     capsule: Capsule
     expect: str = ANY
     foot: tuple = (0.0, 0.0, 0.0)
     source: str = "spec"
+    spawn: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "expect",

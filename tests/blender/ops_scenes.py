@@ -148,3 +148,33 @@ def staircase(bpy, name, rises, treads, width=2.0, location=(0, 0, 0)):
     quad((xb, y0, 0), (xb, y1, 0), (xb, y1, z), (xb, y0, z))  # back
     ob = mesh_object(bpy, name, verts, faces, location=location)
     return ob
+
+
+REACH_BOXES = {  # name: (lo, hi) metres; the top of each is its face 1 (``box``)
+    "Ground West": ((0, 0, -1.5), (2, 8, 0)),
+    "Ground East": ((4, 0, -1.5), (12, 8, 0)),
+    "Ground South": ((2, 0, -1.5), (4, 2, 0)),
+    "Ground North": ((2, 4, -1.5), (4, 8, 0)),
+    "Pit Floor": ((2, 2, -1.7), (4, 4, -1.5)),
+    "Platform": ((7, 5, 0), (10, 7.5, 0.36)),
+    "Slab": ((8, 0.5, 1.7), (10, 2.5, 1.9)),
+}
+
+
+def reach_level(bpy, spawn=(1.0, 1.0, 0.0), unit=1.0):
+    """Ground at z = 0 of four 1.5 m slabs around a 2 x 2 m pit (x, y in [2, 4]) whose floor
+    is 1.5 m down: no way out, a trap; a 3 x 2.5 m platform 0.36 m high (above the 0.35 m
+    step: an island); a 2 x 2 m slab floating 1.7 m up (the floor under it is cramped, its
+    top an island); a capsule marked Spawn at ``spawn`` (None: no capsule). Lengths are
+    metres divided by ``unit`` (the scene's metres per Blender unit). Returns the spawn
+    capsule or None."""
+    k = 1.0 / unit
+    for name, (lo, hi) in REACH_BOXES.items():
+        size = np.subtract(hi, lo) * k
+        v, f = box(size)
+        mesh_object(bpy, name, v, f, location=tuple(np.add(lo, hi) / 2 * k))
+    if spawn is None:
+        return None
+    cap = capsule(bpy, "Spawn", tuple(np.asarray(spawn) * k), radius=0.35 * k, height=1.8 * k)
+    cap.capsule_collision.spawn = True
+    return cap

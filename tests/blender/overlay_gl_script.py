@@ -24,6 +24,7 @@ import numpy as np  # noqa: E402
 ROOT = sys.argv[1]
 sys.path.insert(0, os.path.join(ROOT, "tests", "blender"))
 import blender_helpers as bh  # noqa: E402
+import ops_scenes  # noqa: E402
 from capsule_collision.levelcheck.session import enable_extension  # noqa: E402
 
 MOD = enable_extension(ROOT)  # the one home of loading the checkout as Blender does
@@ -31,6 +32,7 @@ overlay = importlib.import_module(MOD.__name__ + ".addon.overlay")
 layers = importlib.import_module(MOD.__name__ + ".addon.overlay_layers")
 marks = importlib.import_module(MOD.__name__ + ".addon.overlay_marks")
 cache = importlib.import_module(MOD.__name__ + ".addon.cache")
+reach = importlib.import_module(MOD.__name__ + ".addon.overlay_reach")
 W = H = 256
 _GPU = []
 
@@ -299,11 +301,58 @@ def batches():
     return {"first": n1 - n0, "after_move": n2 - n1, "after_capsule": n3 - n2}
 
 
+def reachability():
+    """A floor of 1 m quads with a 0.36 m platform (an island: the quads under it are
+    buried) and a 0.5 m slot between two walls (its middle cramped): the island's colour, a
+    cramped cell's square over the reachable floor's colour, and the spawn's ring."""
+    scene = fresh_scene()
+    s = scene.capsule_collision
+    s.show_legend = False
+    s.live_check = False
+    v, f = ops_scenes.grid(12, 12.0)
+    bh.mesh_object("Floor", v, f, location=(6.0, 4.0, 0.0))
+    for name, (lo, hi) in (("Platform", ((7, 5, 0), (10, 7, 0.36))),
+                           ("Wall A", ((3, 4.45, 0), (7, 4.75, 3))),
+                           ("Wall B", ((3, 5.25, 0), (7, 5.55, 3)))):
+        bh.box(name, lo=lo, hi=hi)
+    spawn = ops_scenes.capsule(bpy, "Spawn", (1.0, 1.0, 0.0))
+    spawn.capsule_collision.spawn = True
+    bpy.context.view_layer.update()
+    assert bpy.ops.capsule_collision.reachability() == {"FINISHED"}
+    cam = camera(scene, (6, 4, 10), (6, 4, 0), ortho=14.0)
+    n0 = overlay.cell_batches_built()
+    px, persp = draw(scene, cam)
+    cells = bpy.data.objects["Reachability Cells"]
+    pos = np.empty(len(cells.data.vertices) * 3, np.float32)
+    cells.data.attributes["position"].data.foreach_get("vector", pos)
+    pos = pos.reshape(-1, 3)
+    cramped = pos[np.argmin(np.linalg.norm(pos - (5.0, 5.0, 0.0), axis=1))]
+    palette = reach.REACH_COLORS
+    teal = palette[1][:3] * palette[1][3]
+    violet = palette[3][:3] * palette[3][3]
+    dark = np.array(reach.CRAMPED[:3]) * reach.CRAMPED[3] + teal * (1 - reach.CRAMPED[3])
+    out = {"cramped_at": cramped.tolist(),
+           "island": near(px, to_px(persp, (8.5, 6.0, 0.36))[0], violet, 0.03),
+           "floor": near(px, to_px(persp, (2.0, 6.0, 0.0))[0], teal, 0.03),
+           "cramped": near(px, to_px(persp, cramped)[0], dark, 0.03, r=1),
+           "cramped_as_floor": near(px, to_px(persp, cramped)[0], teal, 0.03, r=1),
+           "spawn_ring": near(px, to_px(persp, (1.0 + 1.5 * 0.35, 1.0, 0.0))[0],
+                              reach.SPAWN, 0.2)}
+    draw(scene, cam)  # nothing changed: the squares' batch is kept
+    out["cell_batches"] = overlay.cell_batches_built() - n0
+    s.show_reachability = False
+    overlay.invalidate()
+    px, persp = draw(scene, cam)
+    out["hidden_island"] = near(px, to_px(persp, (8.5, 6.0, 0.36))[0], violet, 0.03)
+    return out
+
+
 result = penetrated_cells()
 result["finding"] = finding()
 result.update(instances_and_array())
 result["mirrored"] = mirrored()
 result["stack"] = stack()
 result["batches"] = batches()
+result["reachability"] = reachability()
 print("RESULT " + json.dumps(result))
 shutil.rmtree(user, ignore_errors=True)

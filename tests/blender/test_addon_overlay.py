@@ -5,7 +5,8 @@ the pure capsule outline, the overlay's data layers (arrays, no GPU), the screen
 in a subprocess (an EGL failure aborts the process, reference 3), the overlay drawn into a
 GPUOffScreen after a tiny Workbench render: pixels at the push-out arrow, the depth label,
 penetrated faces, instanced and arrayed faces, mirrored faces behind Blender's own depth,
-markers sharing a spot, and only the edited object's batches rebuilt.
+markers sharing a spot, only the edited object's batches rebuilt, and reachability's
+colours, cramped squares and spawn ring.
 """
 
 import json
@@ -293,6 +294,20 @@ def test_gl_moving_one_box_rebuilds_only_its_batches(gl):
     assert b["first"] >= 4  # terrain and three boxes, walkability
     assert b["after_move"] == 1, b  # the moved box's walkability batch, nothing else
     assert b["after_capsule"] == 0, b  # a capsule moving never rebuilds face batches
+
+
+def test_gl_reachability_island_cramped_squares_and_spawn(gl):
+    """Drawn top-down over black: the island's violet on the platform (the floor under it is
+    buried, so nothing else there), the reachable floor's teal, a cramped cell's dark
+    square over the teal where the cell is (not the face's colour), the spawn's ring; the
+    squares' batch kept when nothing changed; nothing of it with the toggle off."""
+    r = gl["reachability"]
+    assert 4.75 < r["cramped_at"][1] < 5.25, r  # the cell is in the slot
+    assert r["island"] == 25 and r["floor"] == 25, r  # the whole 5 x 5 patch
+    assert r["cramped"] == 9 and r["cramped_as_floor"] == 0, r
+    assert r["spawn_ring"] >= 1, r
+    assert r["cell_batches"] == 1, r  # built once, kept on the second draw
+    assert r["hidden_island"] == 0, r
 
 
 def test_size_handles_show_the_drawn_size_and_write_the_property(gz, scene, bpy_module):

@@ -14,6 +14,8 @@ solids with outward winding, floors of 0.5 m cells as a level's mesh has).
 - ``gap_scene``: two decks 1 m above a pit floor, separated by a gap.
 - ``pit_scene``: a floor with a 2 m square pit 1.5 m deep (no way out), a 1 m platform with
   a ramp up, and an edge off the platform back to the floor.
+- ``room_scene``: one ground quad with a closed room walled off on it (its floor the same
+  face as the yard outside).
 """
 
 from __future__ import annotations
@@ -124,4 +126,13 @@ def pit_scene(ramp_up: bool = True) -> TriangleMesh:
     if ramp_up:
         run = 1.0 / np.tan(np.radians(30.0))
         parts.append(ramp(7.0 - run, 7.0, 2.0, 3.0, 1.0))
+    return TriangleMesh(*merge(parts))
+
+
+def room_scene() -> TriangleMesh:
+    """A 10 x 10 m ground of ONE quad (two triangles) at z = 0; on it four 3 m walls 0.3 m
+    thick closing a room whose inside is x, y in [6, 9] (no door)."""
+    parts = [grid(0.0, 10.0, 0.0, 10.0, cell=10.0),
+             box((5.7, 5.7, 0.0), (9.3, 6.0, 3.0)), box((5.7, 9.0, 0.0), (9.3, 9.3, 3.0)),
+             box((5.7, 6.0, 0.0), (6.0, 9.0, 3.0)), box((9.0, 6.0, 0.0), (9.3, 9.0, 3.0))]
     return TriangleMesh(*merge(parts))

@@ -22,11 +22,13 @@ from capsule_collision.core.checks.reachability import (
     REACHABLE,
     TRAP,
     mutual_components,
+    square_cells,
+    triangle_classes,
 )
 from capsule_collision.core.controller.controller import CharacterController, ControllerSettings
 from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 from capsule_collision.core.walk.walkthrough import walkthrough_many
-from reach_scenes import gap_scene, pit_scene, slot_scene, steps_scene
+from reach_scenes import gap_scene, pit_scene, room_scene, slot_scene, steps_scene
 
 S = ControllerSettings()
 JUMPER = S.replace(jump_height=1.0)
@@ -195,6 +197,62 @@ def test_cells_for_the_overlay():
     assert res.reachable_area == pytest.approx(100.0 - 1.8 - 2 * 1.2, abs=0.5)
     assert res.islands and [g.area for g in res.islands] == sorted(
         [g.area for g in res.islands], reverse=True)  # the wall tops, largest first
+
+
+def _up_triangles(mesh, z, lo, hi):
+    """Up-facing triangles with their centroid at height ``z`` inside the x-y box lo..hi."""
+    c = mesh.vertices[mesh.triangles].mean(1)
+    inside = (c[:, :2] > lo).all(1) & (c[:, :2] < hi).all(1)
+    return np.flatnonzero((mesh.normals[:, 2] > 0.99) & np.isclose(c[:, 2], z) & inside)
+
+
+def test_triangle_classes_colour_faces_by_their_best_class():
+    mesh = steps_scene(0.34, 0.36)
+    res = reachability(mesh, [[1.0, 4.0, 0.0]])
+    cls = triangle_classes(res)
+    assert cls.dtype == np.int8 and cls.shape == (mesh.n_triangles,)
+    high = _up_triangles(mesh, 0.36, (4, 4.5), (8, 7.5))
+    low = _up_triangles(mesh, 0.34, (4, 0.5), (8, 3.5))
+    yard = _up_triangles(mesh, 0.0, (0, 0), (3.5, 8))
+    assert high.size == 2 and (cls[high] == ISLAND).all()
+    assert low.size == 2 and (cls[low] == REACHABLE).all()
+    assert yard.size and (cls[yard] == REACHABLE).all()
+    walls = np.flatnonzero(np.abs(mesh.normals[:, 2]) < 0.01)
+    assert walls.size and (cls[walls] == -1).all()
+    buried = _up_triangles(mesh, 0.0, (4.6, 5.1), (7.4, 6.9))  # floor inside the platform
+    assert buried.size and (cls[buried] == -1).all()
+    # the faces regions list are the faces coloured their class (or better)
+    assert set(res.islands[0].faces.tolist()) == set(np.flatnonzero(cls == ISLAND).tolist())
+    pit = reachability(pit_scene(), [[1.0, 1.0, 0.0]])
+    pcls = triangle_classes(pit)
+    assert (pcls[pit.traps[0].faces] == TRAP).all()
+    bottom = _up_triangles(pit_scene(), -1.5, (2, 2), (4, 4))
+    assert bottom.size == 2 and (pcls[bottom] == TRAP).all()
+
+
+def test_square_cells_are_the_cramped_and_those_a_face_does_not_show():
+    slot = reachability(slot_scene(), [[1.0, 1.0, 0.0]])
+    sq = square_cells(slot)
+    assert sq.any()
+    np.testing.assert_array_equal(sq & (slot.cell_class != CRAMPED_CELL),
+                                  np.zeros_like(sq))  # every square here is cramped
+    np.testing.assert_array_equal(sq[slot.cell_class == CRAMPED_CELL], True)
+    # a room walled off on the yard's own ground face: the face shows reachable, the room's
+    # cells are an island drawn as squares where they are
+    mesh = room_scene()
+    res = reachability(mesh, [[2.0, 2.0, 0.0]])
+    cls = triangle_classes(res)
+    ground = _up_triangles(mesh, 0.0, (0, 0), (10, 10))
+    assert ground.size == 2 and (cls[ground] == REACHABLE).all()
+    sq = square_cells(res, cls)
+    p = res.cell_points
+    room = (p[:, :2] > 6.0).all(1) & (p[:, :2] < 9.0).all(1) & np.isclose(p[:, 2], 0.0)
+    assert room.sum() > 200 and (res.cell_class[room] == ISLAND).all()
+    np.testing.assert_array_equal(sq[room], True)
+    outside = (p[:, :2] < 5.5).any(1) & np.isclose(p[:, 2], 0.0)
+    assert not sq[outside].any()
+    # one island: the room and the wall tops (a fall joins them), 9 + 3.96 m^2
+    assert len(res.islands) == 1 and res.islands[0].area == pytest.approx(12.96, abs=0.2)
 
 
 def test_spawns_off_the_map_reach_nothing_and_bad_arguments_are_named():

@@ -12,6 +12,7 @@ from capsule_collision.core.checks.spec import (
     parse_settings,
     parse_spec,
     resolve_settings,
+    spawn_points,
 )
 from capsule_collision.core.checks.verdicts import CapsuleCheck, PathCheck
 
@@ -64,8 +65,6 @@ def test_a_full_spec_is_normalised():
     ({"spawns": [[0, 0, 0]], "targets": [{"name": "T", "expect": "reachable"}]},
      "targets[0]: needs a \"point\""),
     ({"spawns": [[0, 0]]}, "spawns[0]: expected [x, y, z]"),
-    ({"targets": [{"name": "T", "point": [0, 0, 0], "expect": "reachable"}]},
-     "targets: need \"spawns\""),
     ({"naming": "yes"}, "naming: expected true or false"),
     ({"preset": "quake"}, "preset: 'quake' is not one of"),
     ({"up": "W"}, "up: expected one of X, Y, Z, -X, -Y, -Z"),
@@ -127,6 +126,26 @@ def test_spec_entries_override_scene_entries_by_name_and_add_new_ones():
     assert float(np.linalg.norm(new.b - new.a)) + 2 * new.radius == pytest.approx(2.0)
     assert [(p.name, p.expect) for p in walks] == [("Route", "fell"), ("Back", "any")]
     np.testing.assert_array_equal(walks[0].points, paths[0].points)
+
+
+def test_spawns_are_the_spawn_capsules_feet_then_the_specs_spawns():
+    """A scene capsule marked spawn floods from its foot, where the spec moves it if the
+    spec names it (the flag stays); the spec's unnamed spawns follow; targets need no spawns
+    of their own (the level's may be capsules)."""
+    up = Capsule.upright((1, 1, 0), 1.8, 0.35)
+    scene = [CapsuleCheck("Start", up, foot=(1.0, 1.0, 0.0), source="scene", spawn=True),
+             CapsuleCheck("Probe", up, foot=(2.0, 2.0, 0.0), source="scene"),
+             CapsuleCheck("Door", up, foot=(3.0, 3.0, 0.0), source="scene", spawn=True)]
+    spec = parse_spec({"capsules": [{"name": "Door", "foot": [4, 5, 0.5]},
+                                    {"name": "New", "foot": [6, 6, 0]}],
+                       "spawns": [[7, 8, 0]],
+                       "targets": [{"name": "T", "point": [0, 0, 0], "expect": "reachable"}]})
+    capsules, _ = merge_checks(spec, scene, [], ControllerSettings())
+    assert [(c.name, c.spawn) for c in capsules] == [
+        ("Start", True), ("Probe", False), ("Door", True), ("New", False)]
+    np.testing.assert_array_equal(spawn_points(spec, capsules),
+                                  [[1, 1, 0], [4, 5, 0.5], [7, 8, 0]])
+    assert spawn_points(parse_spec({}), []).shape == (0, 3)
 
 
 def test_a_spec_entry_without_a_scene_object_needs_its_place():
