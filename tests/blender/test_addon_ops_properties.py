@@ -109,7 +109,8 @@ def test_object_data_model_defaults(scene, bpy_module):
     assert {"reached_goal", "blocked", "step_too_high", "slope_too_steep", "fell",
             "fell_out_of_level", "ceiling_too_low", "stuck"} <= kinds
     roles = {i.identifier for i in st.bl_rna.properties["role"].enum_items}
-    assert roles == {"NONE", "CAPSULE", "PATH", "TRACE", "MARKER"}
+    assert roles == {"NONE", "CAPSULE", "PATH", "TRACE", "MARKER", "CELLS"}
+    assert st.spawn is False  # a capsule is a spawn only when the designer ticks it
 
 
 def test_faces_encoding_is_little_endian_int32_base64(props):
