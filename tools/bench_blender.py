@@ -388,7 +388,10 @@ def main(argv=None) -> int:
     t_walk_cold = time.perf_counter() - t
     rows.append(("classify_walkability, cold cache (read + build included)", t_walk_cold,
                  None))
-    bpy.data.objects["Capsule"].capsule_collision.spawn = True
+    spawn = bpy.data.objects["Capsule"]
+    spawn.capsule_collision.spawn = True
+    spawn.location = (0.0, 0.0, 0.0)  # on the floor: the flood reaches the whole grid
+    bpy.context.view_layer.update()
     op("check_penetration")  # the cache warm again
     core = importlib.import_module(mod.__name__ + ".core")
     flood, inner = core.reachability, []
@@ -406,6 +409,9 @@ def main(argv=None) -> int:
         t_reach = time.perf_counter() - t
     finally:
         core.reachability = flood
+    summary = next(r.label for r in scene.capsule_collision.results
+                   if r.kind == "REACHABILITY")
+    assert "on no floor" not in summary, f"the flood measured nothing: {summary}"
     rows.append(("Reachability from the spawn, warm cache (map + flood + attribute + rows)",
                  t_reach, 10.0))
     rows.append(("  of which: core.reachability (the standable map and the flood)", inner[0],

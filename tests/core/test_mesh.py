@@ -6,6 +6,7 @@ from brute_force import brute_contacts, brute_ray, brute_sweep
 from capsule_collision.core.geometry.contact import capsule_triangle
 from capsule_collision.core.geometry.shapes import Capsule
 from capsule_collision.core.mesh.bvh import BVH, morton_codes
+from capsule_collision.core.mesh import triangle_mesh
 from capsule_collision.core.mesh.sweeps import first_hits, first_per_query
 from capsule_collision.core.mesh.triangle_mesh import ContactBatch, SweepBatch, TriangleMesh
 from mesh_scenes import grid_mesh, random_capsules, soup_mesh
@@ -66,6 +67,21 @@ def test_properties_and_readonly():
         m.normals[0, 0] = 5
     v[0, 0] = 9  # the mesh keeps its own copy
     assert m.vertices[0, 0] == 0
+
+
+def test_threaded_build_equals_the_serial_build(monkeypatch):
+    """From THREADED_BUILD_TRIANGLES the BVH and kernel records build in threads: the mesh
+    must be the serial build's, array for array and bit for bit (degenerate rows included)."""
+    v, t = soup_mesh(n=triangle_mesh.THREADED_BUILD_TRIANGLES + 7, seed=3)
+    threaded = TriangleMesh(v, t)
+    monkeypatch.setattr(triangle_mesh, "THREADED_BUILD_TRIANGLES", 10 ** 12)
+    serial = TriangleMesh(v, t)
+    for name in ("normals", "areas", "cull_rows", "kernel_records"):
+        a, b = getattr(threaded, name), getattr(serial, name)
+        assert a.tobytes() == b.tobytes(), name
+    for name in ("order", "slot_box", "slot32"):
+        assert getattr(threaded.bvh, name).tobytes() == getattr(serial.bvh, name).tobytes()
+    assert threaded.aabb[0].tobytes() == serial.aabb[0].tobytes()
 
 
 def test_query_argument_errors(mesh):
