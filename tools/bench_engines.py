@@ -251,6 +251,17 @@ def run(kinds, rates, keep=None, engines=True, out=print) -> dict:
         for kind in kinds:
             job = make_job(kind, [ln for ln in lanes if ln.kind == kind])
             results[hz][kind] = _run_job(job, 1.0 / hz, folder, missing, speed, hz == rates[0])
+    if rates:  # every lane of every kind in one level and one batch (exact model)
+        chosen = [ln for kind in kinds for ln in lanes if ln.kind == kind]
+        job = make_job("all", chosen)
+        settings = model_settings("exact")
+        reps, frames, sec = walk_ours(job, settings, 1.0 / rates[0], single=False)
+        verdicts = [o.verdict for o in our_outcomes(job, reps, settings.step_height)]
+        per_kind = [o.verdict for kind in kinds
+                    for o in results[rates[0]][kind]["ours"]["exact"]]
+        speed["one_batch"] = [frames, sec]
+        speed["one_batch_same"] = (sum(a == b for a, b in zip(verdicts, per_kind)),
+                                   len(verdicts))
     results["speed"] = speed
     if keep is None:
         shutil.rmtree(folder, ignore_errors=True)
@@ -418,17 +429,22 @@ def print_speed(speed, out=print):
     out("| walker | frames | seconds | steps/s | ratio to Jolt |")
     out("|---|---|---|---|---|")
     jolt = speed["jolt"][0] / speed["jolt"][1] if speed["jolt"][1] else None
-    for k, label in (("batched", "ours, walkthrough_many (exact)"),
+    for k, label in (("batched", "ours, walkthrough_many (exact), one batch per lane kind"),
+                     ("one_batch", "ours, walkthrough_many (exact), every lane in one batch "
+                                   "(one level)"),
                      ("single", "ours, one walkthrough per lane (exact)"),
                      ("jolt", "Jolt CharacterVirtual (wasm)"),
                      ("rapier", "Rapier KinematicCharacterController "
                                 f"({speed.get('rapier_runner', 'wasm')})")):
-        frames, sec = speed[k]
+        frames, sec = speed.get(k, (0, 0.0))
         if not sec:
             continue
         rate = frames / sec
         ratio = f"{rate / jolt:.2f}" if jolt else "n/a"
         out(f"| {label} | {frames} | {sec:.2f} | {rate:,.0f} | {ratio} |")
+    if "one_batch_same" in speed:
+        same, n = speed["one_batch_same"]
+        out(f"\nEvery lane in one batch: {same}/{n} verdicts equal to the batches per kind.")
 
 
 def main(argv=None) -> int:
