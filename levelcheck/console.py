@@ -76,6 +76,17 @@ def summary(document) -> str:
             parts.append(f"{a['ledges']['runs']} ledge runs over an unsafe drop")
         if parts:
             lines.append("  audits: " + "; ".join(parts))
+        reach = lv.get("reachability")
+        if reach is not None:
+            lost = reach["spawns_on_no_floor"]
+            lines.append(
+                f"  reachability: from {reach['spawns']} spawn(s), {reach['reachable_m2']:.4g} m^2 "
+                f"reachable; {reach['islands']} island(s) ({reach['islands_m2']:.3g} m^2), "
+                f"{reach['traps']} trap(s) ({reach['traps_m2']:.3g} m^2)"
+                + (f"; {lost} spawn(s) stand on no floor" if lost else ""))
+        elif "reachability" in lv["checks"]:
+            lines.append("  reachability: not run, the level has no spawns (mark a capsule "
+                         "Spawn, or give \"spawns\" in its sidecar)")
         for r in lv["frame_rates"]:
             if not r["consistent"]:
                 lines.append(f"  frame rates: {r['name']} differs between "

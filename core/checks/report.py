@@ -44,7 +44,13 @@ from .report_rows import (
 )
 from .sanity import level_warnings
 from .severity import ERROR, count_by_severity, fails, parse_severity
-from .targets import region_findings, run_reachability, target_findings, target_rows
+from .targets import (
+    reach_summary,
+    region_findings,
+    run_reachability,
+    target_findings,
+    target_rows,
+)
 from .verdicts import (
     MIN_REPORTED_DEPTH,
     Finding,
@@ -314,6 +320,8 @@ def level_report(res: LevelResults, *, level: str = "level", file: str | None = 
         "frame_rates": frame_rate_rows(res),
         "targets": (target_rows(res.targets, res.reach.reached)
                     if res.reach is not None else []),
+        "reachability": reach_summary(
+            res.reach, 0 if res.spawns is None else len(res.spawns)),
         "audits": audits_section(res, names),
         "findings": findings,
         "timings_s": dict(res.timings),

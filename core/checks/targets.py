@@ -8,6 +8,7 @@ with ``can_reach(points) -> (P,) bool`` and ``islands`` / ``traps`` (regions wit
 
 - ``TargetCheck(name, point, expect)``: ``expect`` "reachable" or "unreachable".
 - ``run_reachability(reach, mesh, spawns, targets, settings)`` -> ``ReachResults``.
+- ``reach_summary``: the report's ``reachability`` block.
 - ``target_findings`` / ``region_findings``: findings (severities from ``severity.py``:
   targets are errors, islands and traps warnings).
 
@@ -92,6 +93,21 @@ def region_findings(result, name_of, limit: int = REGIONS_LISTED) -> list:
                                f"{name}: {float(region.area):.1f} m^2 of {what}, e.g. at "
                                f"{format_vector(point, 2)}"))
     return out
+
+
+def reach_summary(reach: ReachResults | None, n_spawns: int) -> dict | None:
+    """The report's ``reachability`` block (schema): spawns, spawns standing on no floor,
+    reachable m^2, islands and traps (counts and m^2); None when reachability did not run."""
+    if reach is None:
+        return None
+    result = reach.result
+    cells = np.asarray(getattr(result, "spawn_cells", np.zeros(0, np.int64)))
+    islands = list(getattr(result, "islands", ()))
+    traps = list(getattr(result, "traps", ()))
+    return {"spawns": int(n_spawns), "spawns_on_no_floor": int((cells < 0).sum()),
+            "reachable_m2": round(float(getattr(result, "reachable_area", 0.0)), 4),
+            "islands": len(islands), "islands_m2": round(sum(float(r.area) for r in islands), 4),
+            "traps": len(traps), "traps_m2": round(sum(float(r.area) for r in traps), 4)}
 
 
 def target_rows(targets, reached) -> list:

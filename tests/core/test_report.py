@@ -206,3 +206,36 @@ def test_stair_and_ledge_sections_count_risers_and_runs():
     assert ledges["faces"] >= ledges["runs"]
     for row in ledges["highest"]:
         assert row["length_m"] > 0.0 and len(row["start"]) == len(row["end"]) == 3
+
+
+def test_reachability_block_counts_spawns_islands_and_traps_and_is_null_without_spawns():
+    """report.json's ``reachability`` block is core.reachability's answer: on the steps scene
+    (a 0.34 m platform the character steps onto, a 0.36 m one it cannot) from a spawn on the
+    floor and one in the void: 2 spawns, 1 on no floor, the floor's reachable m^2, one island
+    (the 0.36 m platform, 4 x 3 m); null when the level has no spawn."""
+    from reach_scenes import steps_scene
+
+    from capsule_collision.core import reachability
+    from capsule_collision.levelcheck import console
+
+    mesh = steps_scene(0.34, 0.36)
+    spawns = [[1.0, 1.0, 0.0], [50.0, 50.0, -20.0]]
+    report = check_level(mesh, ControllerSettings(), [], [], level="steps",
+                         checks=["reachability"], spawns=spawns)
+    jsonschema.validate(combine_levels([report]), SCHEMA)
+    direct = reachability(mesh, spawns, ControllerSettings())
+    block = report["reachability"]
+    assert block == {"spawns": 2, "spawns_on_no_floor": 1,
+                     "reachable_m2": round(direct.reachable_area, 4), "islands": 1,
+                     "islands_m2": round(direct.islands[0].area, 4), "traps": 0,
+                     "traps_m2": 0.0}
+    assert 11.5 < block["islands_m2"] <= 12.0  # the 4 x 3 m platform's top, cell by cell
+    text = console.summary(combine_levels([report]))
+    assert "reachability: from 2 spawn(s)" in text and "1 spawn(s) stand on no floor" in text
+
+    bare = check_level(mesh, ControllerSettings(), [], [], level="steps",
+                       checks=["reachability"])
+    jsonschema.validate(combine_levels([bare]), SCHEMA)
+    assert bare["reachability"] is None
+    assert "reachability: not run, the level has no spawns" in console.summary(
+        combine_levels([bare]))
