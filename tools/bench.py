@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib
 import os
 import sys
 import time
@@ -34,7 +33,8 @@ from capsule_collision.core.geometry.shapes import Capsule
 from capsule_collision.core.geometry.sweep import sweep_capsule_triangle_many
 from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 
-from tools import scenes
+import bench_walk
+import scenes
 
 
 def _median_time(fn, repeat):
@@ -264,13 +264,7 @@ def _peer_rows(peer, v, t, a, b, r, n_single, batch, ours_single, ours_batched):
 
 
 def _walk_rows(name, mesh, quick):
-    """Rows of the optional tools/bench_walk.py module, none when it is absent."""
-    try:
-        bench_walk = importlib.import_module("tools.bench_walk")
-    except ModuleNotFoundError as exc:
-        if exc.name != "tools.bench_walk":
-            raise
-        return []
+    """The walk rows (tools/bench_walk.py)."""
     return bench_walk.rows(name, mesh, quick)
 
 

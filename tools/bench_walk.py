@@ -217,7 +217,7 @@ def main(argv=None):
         label, value = blocked_row(args.quick)
         print(f"| {label} | {value} |")
         return
-    from tools import scenes
+    import scenes
 
     table = scenes.QUICK_SCENES if args.quick else scenes.SCENES
     name = args.scene or ("terrain_small" if args.quick else "terrain_1M")

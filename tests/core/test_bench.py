@@ -1,5 +1,7 @@
 """tools/bench.py --quick runs end to end: correctness only (no timing asserts)."""
 
+import pathlib
+import subprocess
 import sys
 import types
 
@@ -25,12 +27,23 @@ def test_bench_quick_runs_and_agrees_with_brute_force(capsys):
     assert "disagreements with brute force (capsules + sweeps) | 0 |" in out
 
 
-def test_bench_includes_optional_walk_rows(monkeypatch, capsys):
-    fake = types.ModuleType("tools.bench_walk")
-    fake.rows = lambda scene, mesh, quick: [("walk-through test row", f"{scene}:{quick}")]
-    monkeypatch.setitem(sys.modules, "tools.bench_walk", fake)
+def test_bench_includes_the_walk_rows(monkeypatch, capsys):
+    monkeypatch.setattr(bench.bench_walk, "rows",
+                        lambda scene, mesh, quick: [("walk-through test row", f"{scene}:{quick}")])
     assert bench.main(["--quick", "--queries", "4", "--scenes", "soup_small"]) == 0
     assert "walk-through test row" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("script", ["bench.py", "bench_walk.py", "bench_audits.py",
+                                    "bench_reach.py", "bench_engines.py"])
+def test_core_tools_run_as_the_readme_runs_them(script):
+    """``python tools/<script> --help`` from the repository root, as the README gives it (a
+    regression: bench.py imported ``tools.scenes``, which only a test run could find)."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, f"tools/{script}", "--help"], cwd=root,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "usage:" in done.stdout
 
 
 def test_walk_scaling_rows_count_every_characters_frames(monkeypatch):
