@@ -398,3 +398,9 @@ STEP_RETRY_MOVE = 1e-4
 # and far above float64 noise at level scale. Pinned by
 # tests/core/test_verdicts.py::test_min_depth_boundary.
 MIN_REPORTED_DEPTH = 1e-6
+
+# From this many triangles a build runs its independent parts in two threads (numpy releases
+# the GIL in array work): the mesh's BVH and kernel records, the standable map's raster.
+# Below it a thread pool's start (about 1 ms) costs more than it saves. Not a tolerance:
+# the threads compute the same arrays, bit for bit.
+THREADED_BUILD_TRIANGLES = 50_000

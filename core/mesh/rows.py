@@ -36,9 +36,6 @@ ROW_A, ROW_B, ROW_C = slice(0, 3), slice(3, 6), slice(6, 9)
 ROW_NORMAL, ROW_OFFSET = slice(9, 12), 12  # then centroid 13:16, radius 16
 
 RECORD_BUILD_CHUNK = 65536  # triangles per chunk when building the kernel records (temporaries)
-# From this many triangles a build runs its BVH and kernel records in threads (below it a
-# thread pool's start, about 1 ms, costs more than it saves).
-THREADED_BUILD_TRIANGLES = 50_000
 
 
 

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..constants import MESH_CULL_REL
+from ..constants import MESH_CULL_REL, THREADED_BUILD_TRIANGLES
 from ..geometry.shapes import Capsule, Contact, Hit
 from ..geometry.validate import as_point, as_points, as_radii
 from . import contacts as mesh_contacts
@@ -31,7 +31,6 @@ from .bvh import BVH, MaskedBVH, as_query8, boxes_overlap, round_up32
 from .contacts import ContactBatch
 from .hoods import Hood
 from .rows import (
-    THREADED_BUILD_TRIANGLES,
     as_triangles,
     as_vertices,
     build_cull_rows,

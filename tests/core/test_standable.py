@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 import scenes
 from capsule_collision.core.checks.audits import headroom_audit, stand_test
+from capsule_collision.core.checks.audits import cells as cells_module
 from capsule_collision.core.checks.audits.cells import cell_grid, rasterise
-from capsule_collision.core.checks.audits.common import walkable_faces
+from capsule_collision.core.checks.audits.common import contacts_chunks, walkable_faces
 from capsule_collision.core.checks.audits.standable import (
     COVERED,
     CRAMPED,
@@ -73,6 +74,29 @@ def test_rasterisation_covers_every_cell_centre_of_a_surface_once():
     rec = rasterise(mesh, grid, np.arange(mesh.n_triangles))
     cells, count = np.unique(rec.cell, return_counts=True)
     assert count.max() == 1 and cells.size == 64  # 9 x 9 lattice points, half-open
+
+
+def test_threaded_rasterising_and_contacts_equal_the_serial_ones(monkeypatch):
+    """From THREADED_BUILD_TRIANGLES the raster's edges and parts run in threads, and the
+    audits' capsule contacts in chunks over two threads: the records and the contact pairs
+    must be the serial ones, bit for bit (a terrain of ~60k triangles, 40k capsules)."""
+    mesh = TriangleMesh(*scenes.terrain(175))
+    assert mesh.n_triangles >= cells_module.THREADED_BUILD_TRIANGLES
+    grid = cell_grid(mesh, (0, 0, 1), 0.175)
+    threaded = rasterise(mesh, grid, np.arange(mesh.n_triangles))
+    rng = np.random.default_rng(5)
+    lo, hi = mesh.aabb
+    a = rng.uniform(lo, hi, (40_000, 3))
+    b = a + [0.0, 0.0, 1.1]
+    pairs = contacts_chunks(mesh, a, b, 0.35)
+    monkeypatch.setattr(cells_module, "THREADED_BUILD_TRIANGLES", 10 ** 12)
+    serial = rasterise(mesh, grid, np.arange(mesh.n_triangles))
+    for x, y in zip(threaded, serial):
+        assert x.tobytes() == y.tobytes()
+    whole = mesh.capsule_contacts_many(a, b, 0.35)  # one call, no chunks: the oracle
+    assert pairs[0].size > 1000
+    for x, y in zip(pairs, (whole.query, whole.triangle, whole.depth, whole.normal)):
+        assert x.tobytes() == y.tobytes()
 
 
 def test_the_map_is_kept_with_the_mesh():

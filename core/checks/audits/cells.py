@@ -30,10 +30,12 @@ Frame and units: world space, metres; ``up`` from the settings.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
 
+from ...constants import THREADED_BUILD_TRIANGLES
 from .common import horizontal_frame, max3, min3
 
 RASTER_CHUNK = 2_000_000  # (triangle, cell centre) candidate pairs per chunk (memory)
@@ -136,14 +138,21 @@ class _Edges(NamedTuple):
 def _edges(x, y, h, orient, nrm) -> _Edges:
     """The edge functions and planes of triangles with corners x, y, h (3 lists of (T,)),
     projected orientation ``orient`` (T,) +-1 and frame normals ``nrm`` (T, 3)."""
-    cols: list = []
-    for a, b in ((0, 1), (1, 2), (2, 0)):
+    def edge(ends):
+        a, b = ends
         px, py, qx, qy = x[a], y[a], x[b], y[b]
         first = (px < qx) | ((px == qx) & (py < qy))  # p is the smaller end
         sign = np.where(first, 1.0, -1.0)
         # from the smaller end: the same floats for both triangles sharing the edge
-        cols.append((np.where(first, px, qx), np.where(first, py, qy), (qx - px) * sign,
-                     (qy - py) * sign, orient * sign))
+        return (np.where(first, px, qx), np.where(first, py, qy), (qx - px) * sign,
+                (qy - py) * sign, orient * sign)
+
+    pairs = ((0, 1), (1, 2), (2, 0))
+    if orient.size >= THREADED_BUILD_TRIANGLES:  # three independent edges: threads
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cc-edges") as pool:
+            cols = list(pool.map(edge, pairs))
+    else:
+        cols = [edge(p) for p in pairs]
     lx, ly, dx, dy, side = (tuple(c[i] for c in cols) for i in range(5))
     return _Edges(lx=lx, ly=ly, dx=dx, dy=dy, side=side, gx=-nrm[:, 0] / nrm[:, 2],
                   gy=-nrm[:, 1] / nrm[:, 2], x0=x[0], y0=y[0], h0=h[0])
@@ -200,38 +209,45 @@ def rasterise(mesh, grid: CellGrid, triangles) -> Records:
     tri = np.asarray(triangles, np.int64)
     V = mesh.vertices
     vx, vy, vh = V @ grid.e1 - grid.ox, V @ grid.e2 - grid.oy, V @ grid.up
-    corners = mesh.triangles[tri]
-    x = [vx[corners[:, i]] for i in range(3)]
-    y = [vy[corners[:, i]] for i in range(3)]
-    h = [vh[corners[:, i]] for i in range(3)]
+    corners = np.ascontiguousarray(mesh.triangles[tri].T)  # (3, T): contiguous gathers
+    x = [vx.take(corners[i]) for i in range(3)]
+    y = [vy.take(corners[i]) for i in range(3)]
+    h = [vh.take(corners[i]) for i in range(3)]
     # normals in the frame (e1, e2, up) from the projected corners: the sign of the up part
     # is the projected orientation, exactly as the edge functions see it
     ax, ay, az = x[1] - x[0], y[1] - y[0], h[1] - h[0]
     bx, by, bz = x[2] - x[0], y[2] - y[0], h[2] - h[0]
     nz = ax * by - ay * bx
     keep = np.flatnonzero(nz != 0.0)
-    x, y, h = ([v[keep] for v in arr] for arr in (x, y, h))
-    ax, ay, az, bx, by, bz, nz = (v[keep] for v in (ax, ay, az, bx, by, bz, nz))
+    if keep.size < nz.size:  # vertical triangles cover no centre
+        x, y, h = ([v[keep] for v in arr] for arr in (x, y, h))
+        ax, ay, az, bx, by, bz, nz = (v[keep] for v in (ax, ay, az, bx, by, bz, nz))
     nrm = np.stack([ay * bz - az * by, az * bx - ax * bz, nz], 1)
     orient = np.where(nz > 0.0, 1.0, -1.0)
     ed = _edges(x, y, h, orient, nrm)
     box = _centre_boxes(x, y, grid.cell)
     wx, wy = np.maximum(box[1] - box[0] + 1, 0), np.maximum(box[3] - box[2] + 1, 0)
-    out = []
+    jobs = []  # independent parts, concatenated in this order whoever computes them
     small = (wx * wy <= SMALL_BOX) & (wx * wy > 0)
     shape = wx * (SMALL_BOX + 1) + wy
     for key in np.unique(shape[small]):
         rows = np.flatnonzero(small & (shape == key))
-        out.append(_small(grid, ed, rows, box[0], box[2], int(key // (SMALL_BOX + 1)),
-                          int(key % (SMALL_BOX + 1))))
+        jobs.append((_small, (grid, ed, rows, box[0], box[2], int(key // (SMALL_BOX + 1)),
+                              int(key % (SMALL_BOX + 1)))))
     big = np.flatnonzero(wx * wy > SMALL_BOX)
     ends = np.cumsum((wx * wy)[big])
     start = 0
     while start < big.size:
         base = ends[start - 1] if start else 0
         stop = max(int(np.searchsorted(ends, base + RASTER_CHUNK, side="right")), start + 1)
-        out.append(_chunk(grid, ed, big[start:stop], box))
+        jobs.append((_chunk, (grid, ed, big[start:stop], box)))
         start = stop
+    if tri.size >= THREADED_BUILD_TRIANGLES and len(jobs) > 1:
+        # numpy releases the GIL in the parts' array work: two threads, the same records
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cc-raster") as pool:
+            out = list(pool.map(lambda job: job[0](*job[1]), jobs))
+    else:
+        out = [fn(*args) for fn, args in jobs]
     if not out:
         e = np.empty(0, np.int64)
         return Records(e, e, np.empty(0), np.empty(0, np.int8))

@@ -8,6 +8,7 @@ in Python: every function takes (K, ...) arrays and issues batched mesh queries 
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -79,8 +80,17 @@ def contacts_chunks(mesh, a, b, radius):
     """Penetrating (capsule, triangle) pairs of K capsules in chunks: (query, triangle, depth,
     normal) flat arrays as ``capsule_contacts_many`` gives them (query indexes ``a``)."""
     qs, ts, ds, ns = [EMPTY_I], [EMPTY_I], [np.empty(0)], [np.empty((0, 3))]
-    for i in range(0, a.shape[0], AUDIT_CHUNK):
-        cb = mesh.capsule_contacts_many(a[i:i + AUDIT_CHUNK], b[i:i + AUDIT_CHUNK], radius)
+    starts = range(0, a.shape[0], AUDIT_CHUNK)
+
+    def chunk(i):
+        return mesh.capsule_contacts_many(a[i:i + AUDIT_CHUNK], b[i:i + AUDIT_CHUNK], radius)
+
+    if len(starts) > 1:  # the queries read the mesh only: two threads, the same pairs
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cc-contacts") as pool:
+            batches = list(pool.map(chunk, starts))
+    else:
+        batches = [chunk(i) for i in starts]
+    for i, cb in zip(starts, batches):
         qs.append(cb.query + i)
         ts.append(cb.triangle)
         ds.append(cb.depth)
