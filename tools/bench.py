@@ -27,14 +27,13 @@ import sys
 import time
 import tracemalloc
 
+import bench_walk
 import numpy as np
+import scenes
 from capsule_collision.core.geometry.contact import capsule_triangle_many
 from capsule_collision.core.geometry.shapes import Capsule
 from capsule_collision.core.geometry.sweep import sweep_capsule_triangle_many
 from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
-
-import bench_walk
-import scenes
 
 
 def _median_time(fn, repeat):

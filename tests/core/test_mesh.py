@@ -5,8 +5,8 @@ import pytest
 from brute_force import brute_contacts, brute_ray, brute_sweep
 from capsule_collision.core.geometry.contact import capsule_triangle
 from capsule_collision.core.geometry.shapes import Capsule
-from capsule_collision.core.mesh.bvh import BVH, morton_codes
 from capsule_collision.core.mesh import triangle_mesh
+from capsule_collision.core.mesh.bvh import BVH, morton_codes
 from capsule_collision.core.mesh.sweeps import first_hits, first_per_query
 from capsule_collision.core.mesh.triangle_mesh import ContactBatch, SweepBatch, TriangleMesh
 from mesh_scenes import grid_mesh, random_capsules, soup_mesh

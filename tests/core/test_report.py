@@ -213,10 +213,9 @@ def test_reachability_block_counts_spawns_islands_and_traps_and_is_null_without_
     (a 0.34 m platform the character steps onto, a 0.36 m one it cannot) from a spawn on the
     floor and one in the void: 2 spawns, 1 on no floor, the floor's reachable m^2, one island
     (the 0.36 m platform, 4 x 3 m); null when the level has no spawn."""
-    from reach_scenes import steps_scene
-
     from capsule_collision.core import reachability
     from capsule_collision.levelcheck import console
+    from reach_scenes import steps_scene
 
     mesh = steps_scene(0.34, 0.36)
     spawns = [[1.0, 1.0, 0.0], [50.0, 50.0, -20.0]]

@@ -10,8 +10,8 @@ pillars, slabs 1.7 m and 1.9 m up) and the stairs-and-ramps block (tools/scenes.
 import numpy as np
 import pytest
 import scenes
-from capsule_collision.core.checks.audits import headroom_audit, stand_test
 from capsule_collision.core.checks.audits import cells as cells_module
+from capsule_collision.core.checks.audits import headroom_audit, stand_test
 from capsule_collision.core.checks.audits.cells import cell_grid, rasterise
 from capsule_collision.core.checks.audits.common import contacts_chunks, walkable_faces
 from capsule_collision.core.checks.audits.standable import (
