@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -232,22 +233,22 @@ def rasterise(mesh, grid: CellGrid, triangles) -> Records:
     shape = wx * (SMALL_BOX + 1) + wy
     for key in np.unique(shape[small]):
         rows = np.flatnonzero(small & (shape == key))
-        jobs.append((_small, (grid, ed, rows, box[0], box[2], int(key // (SMALL_BOX + 1)),
-                              int(key % (SMALL_BOX + 1)))))
+        jobs.append(partial(_small, grid, ed, rows, box[0], box[2],
+                            int(key // (SMALL_BOX + 1)), int(key % (SMALL_BOX + 1))))
     big = np.flatnonzero(wx * wy > SMALL_BOX)
     ends = np.cumsum((wx * wy)[big])
     start = 0
     while start < big.size:
         base = ends[start - 1] if start else 0
         stop = max(int(np.searchsorted(ends, base + RASTER_CHUNK, side="right")), start + 1)
-        jobs.append((_chunk, (grid, ed, big[start:stop], box)))
+        jobs.append(partial(_chunk, grid, ed, big[start:stop], box))
         start = stop
     if tri.size >= THREADED_BUILD_TRIANGLES and len(jobs) > 1:
         # numpy releases the GIL in the parts' array work: two threads, the same records
         with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cc-raster") as pool:
-            out = list(pool.map(lambda job: job[0](*job[1]), jobs))
+            out = list(pool.map(lambda job: job(), jobs))
     else:
-        out = [fn(*args) for fn, args in jobs]
+        out = [job() for job in jobs]
     if not out:
         e = np.empty(0, np.int64)
         return Records(e, e, np.empty(0), np.empty(0, np.int8))
