@@ -56,8 +56,12 @@ def _cases(lv) -> list:
     for kind in AUDIT_KINDS:
         if kind in lv["checks"]:
             cases.append((f"audit: {kind}", kind, float(t.get(AUDIT_TIMING[kind], 0.0))))
-    if any(f["check"] in ("islands", "traps") for f in lv["findings"]):
-        cases.append(("reachability", "regions", 0.0))
+    if lv.get("reachability") is not None or any(
+            f["check"] in ("islands", "traps") for f in lv["findings"]):
+        # the flood's islands and traps (warnings: system-out); its time when no target
+        # case took it
+        cases.append(("reachability", "regions",
+                      0.0 if lv.get("targets") else float(t.get("reachability", 0.0))))
     cases.append(("level", "level", float(t.get("sanity", 0.0))))
     return cases
 

@@ -20,9 +20,10 @@ lane  objects                 what                                         path 
 ====  ======================  ===========================================  ================
 
 The staircase sides and the ledge top are single n-gons (concave), as a designer models them.
-Capsules (Empties, role CAPSULE): a spawn on open ground, one under the low ceiling (expected
-to penetrate), one on the 30 cm stairs' landing, and one spawn in the corridor wall. Paths are
-poly curves (role PATH), one per lane.
+Capsules (Empties, role CAPSULE): a spawn on open ground ("Spawn", marked Spawn: reachability
+floods the course from its foot), one under the low ceiling (expected to penetrate), one on
+the 30 cm stairs' landing, and one spawn in the corridor wall. Paths are poly curves (role
+PATH), one per lane.
 
 The two deliberate level bugs (``bugs=True``, the default): the "Spawn Corridor" capsule stands
 inside the corridor's left wall but is expected clear, and the "Main Route" path is expected
@@ -120,6 +121,9 @@ def capsules(bugs: bool = True) -> list:
     ]
 
 
+SPAWNS = ("Spawn",)  # the capsules marked Spawn (``obj.capsule_collision.spawn``)
+
+
 def paths() -> list:
     """[(name, points [(x, y, z), ...], expect)] of the sample's walk paths (foot points)."""
     def lane(k, z_end, x_end, z0=0.0, expect="reached_goal", dy=0.0):
@@ -150,11 +154,12 @@ EXPECTED_FINDINGS = (
 
 
 def spec(bugs: bool = True) -> dict:
-    """The sample's capsules and paths as a levelcheck sidecar (metres, Z up)."""
+    """The sample's capsules, spawns and paths as a levelcheck sidecar (metres, Z up)."""
     return {
         "name": "Sample level" + ("" if bugs else " (clean)"),
         "capsules": [{"name": n, "foot": list(f), "expect": e.lower()}
                      for n, f, e in capsules(bugs)],
+        "spawns": [list(f) for n, f, _ in capsules(bugs) if n in SPAWNS],
         "paths": [{"name": n, "points": [list(p) for p in pts], "expect": e}
                   for n, pts, e in paths()],
     }
@@ -237,6 +242,7 @@ def build(scene=None, bugs: bool = True):
         props.radius = 0.35
         props.height = 1.8
         props.expect = expect
+        props.spawn = name in SPAWNS
     for name, pts, expect in paths():
         curve = bpy.data.curves.new(name, "CURVE")
         curve.dimensions = "3D"

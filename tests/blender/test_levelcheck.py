@@ -113,7 +113,7 @@ def test_junit_has_a_case_per_capsule_path_and_audit_and_fails_the_two_bugs(main
     expected = ({f"capsule: {n}" for n, _, _ in sample_level.capsules()}
                 | {f"walk: {n}" for n, _, _ in sample_level.paths()}
                 | {f"audit: {k}" for k in ("stand", "stairs", "headroom", "ledges")}
-                | {"level"})
+                | {"reachability", "level"})  # the sample's Spawn is marked Spawn
     assert set(cases) == expected and len(cases) == len(expected)
     failed = {name for name, c in cases.items() if c.find("failure") is not None}
     assert failed == {"capsule: Spawn Corridor", "walk: Main Route"}
@@ -124,6 +124,10 @@ def test_junit_has_a_case_per_capsule_path_and_audit_and_fails_the_two_bugs(main
     assert "does not reach its goal" in message and "Curb 45cm" in message
     stairs = cases["audit: stairs"].find("system-out").text.splitlines()
     assert sum(line.startswith("warning: Stairs 45cm face") for line in stairs) == 3
+    islands = cases["reachability"].find("system-out").text.splitlines()
+    assert any(line.startswith("warning: Curb 45cm face 1: 8.0 m^2 of standable floor no "
+                               "spawn reaches") for line in islands)  # the main route's bug
+    assert float(cases["reachability"].get("time")) > 0.0
     attached = cases["capsule: Spawn Corridor"].find("system-out").text
     assert "[[ATTACHMENT|finding-0-1.png]]" in attached
 
