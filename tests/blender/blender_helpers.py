@@ -16,6 +16,20 @@ def addon_module(addon, name: str):
     return importlib.import_module(f"{addon.__name__}.{name}")
 
 
+def png_rgb(path) -> np.ndarray:
+    """(H, W, 3) float32 RGB of a PNG loaded through Blender, rows from the top (Blender
+    stores them bottom-up); the image is removed again."""
+    bpy = _bpy()
+    img = bpy.data.images.load(str(path))
+    try:
+        w, h = img.size
+        px = np.empty(w * h * 4, np.float32)
+        img.pixels.foreach_get(px)
+    finally:
+        bpy.data.images.remove(img)
+    return px.reshape(h, w, 4)[::-1, :, :3]
+
+
 def _bpy():
     import bpy  # noqa: PLC0415  (after conftest set the environment)
 

@@ -346,26 +346,13 @@ def test_overlay_arrays_colours_squares_spawn_and_legend(scene, bpy_module, mods
 
 
 # ---------------------------------------------------------------- the CLI
-def _png(path):
-    import bpy  # noqa: PLC0415
-
-    img = bpy.data.images.load(str(path))
-    try:
-        w, h = img.size
-        px = np.empty(w * h * 4, np.float32)
-        img.pixels.foreach_get(px)
-    finally:
-        bpy.data.images.remove(img)
-    return px.reshape(h, w, 4)[::-1, :, :3]  # rows from the top
-
-
 def _pictured(bpy, scene, out, level):
     """report.png: the islands' tops violet where they land in the overview, the trap's
     raspberry on the pit floor (mostly behind its rim from this side), both in the legend;
     each region's finding has its inset like any warning."""
     from capsule_collision.levelcheck import render  # noqa: PLC0415
 
-    rgb = _png(out / "report.png")
+    rgb = bh.png_rgb(out / "report.png")
     r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
     violet = (b > g + 0.2) & (r > g + 0.05) & (b > r + 0.08)
     rasp = (r > g + 0.12) & (b > g + 0.06) & (r > b + 0.04)  # lit or in shade

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+import blender_helpers as bh
 import numpy as np
 import pytest
 from capsule_collision.levelcheck import render, sample_level
@@ -133,17 +134,8 @@ def test_junit_has_a_case_per_capsule_path_and_audit_and_fails_the_two_bugs(main
 
 
 def _red(png):
-    import bpy  # noqa: PLC0415
-
-    img = bpy.data.images.load(str(png))
-    try:
-        w, h = img.size
-        px = np.empty(w * h * 4, np.float32)
-        img.pixels.foreach_get(px)
-    finally:
-        bpy.data.images.remove(img)
-    rgba = px.reshape(h, w, 4)[::-1]  # Blender stores rows bottom-up
-    r, g, b = rgba[..., 0], rgba[..., 1], rgba[..., 2]
+    rgb = bh.png_rgb(png)
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
     return (r > 0.45) & (g < 0.2) & (b < 0.2)
 
 
