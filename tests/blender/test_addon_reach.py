@@ -148,6 +148,38 @@ def test_select_result_selects_and_frames_an_island(scene, bpy_module, mods):
     assert tuple(space.region_3d.view_location) == pytest.approx((8.5, 6.25, 0.36), abs=1e-5)
 
 
+def test_designer_loop_click_the_island_lower_it_in_edit_mode_and_recheck(scene, bpy_module,
+                                                                           mods):
+    """The loop a designer runs: Reachability, click the 0.36 m platform's island row (Edit
+    Mode, its top selected), lower the selected top 4 cm there (0.32 m, under the 0.35 m
+    step) and press Re-check All without leaving Edit Mode: the platform is read from its
+    edit data, reached, and its island row is gone; the others stay."""
+    import bmesh  # noqa: PLC0415
+
+    bpy = bpy_module
+    _level(bpy, scene)
+    bpy.ops.capsule_collision.reachability()
+    islands = {r.object for r in _rows(scene, ("ISLAND",))}
+    assert "Platform" in islands
+    index = [i for i, r in enumerate(scene.capsule_collision.results)
+             if r.kind == "ISLAND" and r.object == "Platform"][0]
+    assert bpy.ops.capsule_collision.select_result(index=index) == {"FINISHED"}
+    platform = bpy.data.objects["Platform"]
+    assert bpy.context.mode == "EDIT_MESH"
+    bm = bmesh.from_edit_mesh(platform.data)
+    top = {v for f in bm.faces if f.select for v in f.verts}
+    assert len(top) == 4
+    for v in top:
+        v.co.z -= 0.04  # local = world here: the box is centred at z = 0.18
+    bmesh.update_edit_mesh(platform.data)
+    assert bpy.ops.capsule_collision.recheck_all() == {"FINISHED"}
+    scene = bpy.context.scene
+    assert {r.object for r in _rows(scene, ("ISLAND",))} == islands - {"Platform"}
+    assert _codes(bpy.data.objects["Platform"])[1] == 1  # its top: reachable
+    summary = _rows(scene, ("REACHABILITY",))[0].label
+    assert f"{len(islands) - 1} island" in summary
+
+
 def test_no_spawn_is_an_error_and_writes_nothing(scene, bpy_module, mods):
     bpy = bpy_module
     _level(bpy, scene, spawn=None)
