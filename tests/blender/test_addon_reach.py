@@ -180,6 +180,39 @@ def test_designer_loop_click_the_island_lower_it_in_edit_mode_and_recheck(scene,
     assert f"{len(islands) - 1} island" in summary
 
 
+def test_an_island_on_an_instanced_and_a_mirrored_platform_names_its_instancer(scene,
+                                                                              bpy_module,
+                                                                              mods):
+    """Kit-built levels: a 0.5 m crate kept in a collection that is not in the scene, placed
+    by a collection instance on open ground, and a mirrored copy (scale x -1) of the 0.36 m
+    platform. Both tops are islands; the instance's row names its instancer and selects the
+    crate's top (face 1), and the mirrored platform's top is coded island on its own face."""
+    bpy = bpy_module
+    _level(bpy, scene)
+    props = bpy.data.collections.new("Props")
+    v, f = S.box((1.0, 1.0, 0.5))
+    crate = bh.mesh_object("Crate", v, f, location=(0.0, 0.0, 0.25))
+    for c in list(crate.users_collection):
+        c.objects.unlink(crate)
+    props.objects.link(crate)
+    bh.collection_instance("Crate Here", props, location=(10.5, 3.0, 0.0))
+    mirrored = bpy.data.objects["Platform"].copy()
+    mirrored.data = bpy.data.objects["Platform"].data.copy()
+    mirrored.name = "Platform Mirrored"
+    mirrored.location = (-5.5 + 12.0, 6.25 - 4.0, 0.18)  # x in [5, 8], y in [1, 3.5]
+    mirrored.scale = (-1.0, 1.0, 1.0)
+    scene.collection.objects.link(mirrored)
+    bpy.context.view_layer.update()
+    assert bpy.ops.capsule_collision.reachability() == {"FINISHED"}
+    rows = {r.object: r for r in _rows(scene, ("ISLAND",))}
+    assert {"Crate", "Platform", "Platform Mirrored"} <= set(rows)
+    crate_row = rows["Crate"]
+    assert crate_row.instancer == "Crate Here"
+    assert crate_row.value == pytest.approx(1.0, abs=0.15)  # its 1 x 1 m top, cell by cell
+    assert tuple(crate_row.position)[2] == pytest.approx(0.5, abs=1e-4)
+    assert _codes(mirrored)[1] == 3 and _codes(bpy.data.objects["Platform"])[1] == 3
+
+
 def test_no_spawn_is_an_error_and_writes_nothing(scene, bpy_module, mods):
     bpy = bpy_module
     _level(bpy, scene, spawn=None)
