@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scenes import box, grid, merge
 
 LIMIT_KINDS = ("riser", "ramp", "corridor", "ceiling", "gap")
 OTHER_KINDS = ("stairs", "stairs_down", "lip", "lips", "wall")
@@ -48,38 +49,6 @@ class Lane:
 
 
 # ---------------------------------------------------------------- geometry
-def merge(parts):
-    """One (vertices, triangles) from several."""
-    verts, tris, off = [], [], 0
-    for v, t in parts:
-        verts.append(np.asarray(v, float))
-        tris.append(np.asarray(t, np.int64) + off)
-        off += len(v)
-    return np.concatenate(verts), np.concatenate(tris)
-
-
-def box(lo, hi):
-    """Closed axis-aligned box from corner ``lo`` to ``hi`` (metres), outward faces."""
-    x0, y0, z0 = lo
-    x1, y1, z1 = hi
-    v = [[x0, y0, z0], [x1, y0, z0], [x1, y1, z0], [x0, y1, z0],
-         [x0, y0, z1], [x1, y0, z1], [x1, y1, z1], [x0, y1, z1]]
-    t = [[0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4], [1, 2, 6], [1, 6, 5],
-         [2, 3, 7], [2, 7, 6], [3, 0, 4], [3, 4, 7]]
-    return np.array(v, float), np.array(t)
-
-
-def grid(x0, x1, y0, y1, z=0.0, cell=0.5):
-    """Flat floor at height z subdivided into about ``cell`` m squares, normal +z."""
-    nx = max(1, int(round((x1 - x0) / cell)))
-    ny = max(1, int(round((y1 - y0) / cell)))
-    xs, ys = np.linspace(x0, x1, nx + 1), np.linspace(y0, y1, ny + 1)
-    gx, gy = np.meshgrid(xs, ys, indexing="ij")
-    v = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], 1)
-    idx = np.arange(v.shape[0]).reshape(nx + 1, ny + 1)
-    a, b = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel()
-    c, d = idx[1:, 1:].ravel(), idx[:-1, 1:].ravel()
-    return v, np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
 
 
 def prism(profile, y0, y1):

@@ -9,6 +9,9 @@ Scenes return ``(vertices (V, 3) float64, triangles (M, 3) int64)``, metres, Z u
   smooth hills, flattened in the middle, with the block placed there.
 - ``soup(n, seed)``: n random triangles (0.05-2 m) in a 40 m cube: worst case for a hierarchy.
 
+Parts for hand-built scenes: ``box(lo, hi)`` (a closed box, two triangles a face),
+``grid(x0, x1, y0, y1, z, cell)`` (a floor of ~cell squares) and ``merge(parts)``.
+
 Query sets (``capsule_queries``, ``sweep_queries``) put upright capsules near random surface
 points, about half of them penetrating. Everything is a pure function of its seed.
 """
@@ -51,7 +54,7 @@ def _quad(origin, u, v):
     return _quad_grid(origin, u, v, _n(np.linalg.norm(u)), _n(np.linalg.norm(v)))
 
 
-def _box(lo, hi):
+def _subdivided_box(lo, hi):
     """Closed axis-aligned box, outward-facing, subdivided."""
     x0, y0, z0 = lo
     x1, y1, z1 = hi
@@ -85,13 +88,39 @@ def _ramp(x0, y0, width, angle_deg, height):
     return parts
 
 
-def _merge(parts):
+def merge(parts):
+    """One (vertices, triangles) from several (vertices, triangles) parts."""
     verts, tris, off = [], [], 0
     for v, t in parts:
-        verts.append(v)
-        tris.append(t + off)
-        off += v.shape[0]
-    return np.concatenate(verts), np.concatenate(tris).astype(np.int64)
+        verts.append(np.asarray(v, float))
+        tris.append(np.asarray(t, np.int64) + off)
+        off += len(v)
+    return np.concatenate(verts), np.concatenate(tris)
+
+
+def box(lo, hi):
+    """Closed axis-aligned box from corner ``lo`` to ``hi`` (metres), outward faces, each face
+    two triangles."""
+    x0, y0, z0 = lo
+    x1, y1, z1 = hi
+    v = [[x0, y0, z0], [x1, y0, z0], [x1, y1, z0], [x0, y1, z0],
+         [x0, y0, z1], [x1, y0, z1], [x1, y1, z1], [x0, y1, z1]]
+    t = [[0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4], [1, 2, 6], [1, 6, 5],
+         [2, 3, 7], [2, 7, 6], [3, 0, 4], [3, 4, 7]]
+    return np.array(v, float), np.array(t)
+
+
+def grid(x0, x1, y0, y1, z=0.0, cell=0.5):
+    """Flat floor at height z subdivided into about ``cell`` m squares, normal +z."""
+    nx = max(1, int(round((x1 - x0) / cell)))
+    ny = max(1, int(round((y1 - y0) / cell)))
+    xs, ys = np.linspace(x0, x1, nx + 1), np.linspace(y0, y1, ny + 1)
+    gx, gy = np.meshgrid(xs, ys, indexing="ij")
+    v = np.stack([gx.ravel(), gy.ravel(), np.full(gx.size, z)], 1)
+    idx = np.arange(v.shape[0]).reshape(nx + 1, ny + 1)
+    a, b = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel()
+    c, d = idx[1:, 1:].ravel(), idx[:-1, 1:].ravel()
+    return v, np.concatenate([np.stack([a, b, c], 1), np.stack([a, c, d], 1)])
 
 
 STEP_RISERS = (0.10, 0.20, 0.30, 0.45)  # metres
@@ -109,18 +138,19 @@ def stairs_ramps_block(offset=(0.0, 0.0, 0.0)):
         y0 = 0.5 + 2.0 * k
         for s in range(5):
             x0 = 1.0 + 0.3 * s
-            parts += _box((x0, y0, 0.0), (2.5, y0 + 1.5, riser * (s + 1)))
+            parts += _subdivided_box((x0, y0, 0.0), (2.5, y0 + 1.5, riser * (s + 1)))
     # Ramps rising to 1.0 m along +x at x = 4.
     for k, ang in enumerate(RAMP_ANGLES):
         parts += _ramp(4.0, 0.5 + 1.9 * k, 1.5, ang, 1.0)
     # Corridor: two 2.5 m walls, 4 m long, 0.90 m apart (inner faces), at x 9..13.
-    parts += _box((9.0, 1.0, 0.0), (13.0, 1.2, 2.5))
-    parts += _box((9.0, 1.2 + CORRIDOR_WIDTH, 0.0), (13.0, 1.4 + CORRIDOR_WIDTH, 2.5))
+    parts += _subdivided_box((9.0, 1.0, 0.0), (13.0, 1.2, 2.5))
+    parts += _subdivided_box((9.0, 1.2 + CORRIDOR_WIDTH, 0.0),
+                             (13.0, 1.4 + CORRIDOR_WIDTH, 2.5))
     # Low ceiling: 0.2 m slab, underside at 1.50 m, over x 9..13, y 4..7.
-    parts += _box((9.0, 4.0, CEILING_HEIGHT), (13.0, 7.0, CEILING_HEIGHT + 0.2))
+    parts += _subdivided_box((9.0, 4.0, CEILING_HEIGHT), (13.0, 7.0, CEILING_HEIGHT + 0.2))
     # Thin wall: 0.05 m thick, 2.5 m high, 3 m long.
-    parts += _box((15.0, 2.0, 0.0), (15.0 + THIN_WALL, 5.0, 2.5))
-    v, t = _merge(parts)
+    parts += _subdivided_box((15.0, 2.0, 0.0), (15.0 + THIN_WALL, 5.0, 2.5))
+    v, t = merge(parts)
     return v + np.asarray(offset, float), t
 
 
@@ -148,7 +178,7 @@ def terrain(n_cells: int, seed: int = 0):
     tris = np.concatenate([np.stack([i00, i10, i11], 1), np.stack([i00, i11, i01], 1)])
     verts = np.stack([X.ravel(), Y.ravel(), Z.ravel()], 1)
     bv, bt = stairs_ramps_block((cx - 10.0, cy - 6.0, 0.0))
-    return _merge([(verts, tris), (bv, bt)])
+    return merge([(verts, tris), (bv, bt)])
 
 
 def soup(n: int, seed: int = 0, extent: float = 40.0):
@@ -221,7 +251,7 @@ def brush_map(rooms: int = 3, ramps: bool = True, high: float = 384.0, pillars: 
             for p in range(pillars):
                 px, py = x + 320 + 80 * (p % 2), y + 96 + 80 * (p // 2)
                 parts.append(_brush((px, py, 0), (px + 48, py + 48, high)))
-    return _merge(parts)
+    return merge(parts)
 
 
 SCENES = {

@@ -22,18 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
-from controller_scenes import grid, merge
-
-
-def box(lo, hi):
-    """Closed axis-aligned box, outward winding, each face two triangles."""
-    x0, y0, z0 = lo
-    x1, y1, z1 = hi
-    v = [[x0, y0, z0], [x1, y0, z0], [x1, y1, z0], [x0, y1, z0],
-         [x0, y0, z1], [x1, y0, z1], [x1, y1, z1], [x0, y1, z1]]
-    t = [[0, 2, 1], [0, 3, 2], [4, 5, 6], [4, 6, 7], [0, 1, 5], [0, 5, 4], [1, 2, 6], [1, 6, 5],
-         [2, 3, 7], [2, 7, 6], [3, 0, 4], [3, 4, 7]]
-    return np.array(v, float), np.array(t)
+from scenes import box, grid, merge
 
 
 def ramp(x0, x1, y0, y1, z1):
