@@ -7,6 +7,7 @@ master collection unless ``collection`` is given, and returns the new object.
 from __future__ import annotations
 
 import importlib
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -14,6 +15,12 @@ import numpy as np
 def addon_module(addon, name: str):
     """The enabled extension's submodule, e.g. ``addon_module(addon, "addon.scene_data")``."""
     return importlib.import_module(f"{addon.__name__}.{name}")
+
+
+def addon_modules(addon, **names):
+    """The enabled extension's submodules by attribute name, e.g.
+    ``addon_modules(addon, cache="addon.cache", core="core").cache``."""
+    return SimpleNamespace(**{k: addon_module(addon, v) for k, v in names.items()})
 
 
 def png_rgb(path) -> np.ndarray:

@@ -13,19 +13,12 @@ import pytest
 
 
 @pytest.fixture
-def mods(addon, monkeypatch):
-    class M:
-        live = bh.addon_module(addon, "addon.live")
-        cache = bh.addon_module(addon, "addon.cache")
-        props = bh.addon_module(addon, "addon.properties")
-        results = bh.addon_module(addon, "addon.results")
-        select = bh.addon_module(addon, "addon.operators_select")
-        panels = bh.addon_module(addon, "addon.panels")
-        severity = bh.addon_module(addon, "core.checks.severity")
-        problems = bh.addon_module(addon, "core.checks.problems")
-        core = bh.addon_module(addon, "core")
+def mods(addon):
+    M = bh.addon_modules(
+        addon, live="addon.live", cache="addon.cache", props="addon.properties",
+        results="addon.results", select="addon.operators_select", panels="addon.panels",
+        severity="core.checks.severity", problems="core.checks.problems", core="core")
 
-    monkeypatch.setattr(M.live, "LIVE_BUDGET_S", 1e9)  # decided, never timed
     M.cache.clear()
     return M
 

@@ -9,11 +9,8 @@ import pytest
 
 @pytest.fixture
 def mods(addon):
-    class M:
-        sd = bh.addon_module(addon, "addon.scene_data")
-        cache = bh.addon_module(addon, "addon.cache")
-        lp = bh.addon_module(addon, "addon.level_parts")
-        core = bh.addon_module(addon, "core")
+    M = bh.addon_modules(
+        addon, sd="addon.scene_data", cache="addon.cache", lp="addon.level_parts", core="core")
 
     M.cache.clear()
     yield M

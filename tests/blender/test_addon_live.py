@@ -6,15 +6,9 @@ import pytest
 
 
 @pytest.fixture
-def mods(addon, monkeypatch):
-    class M:
-        sd = bh.addon_module(addon, "addon.scene_data")
-        cache = bh.addon_module(addon, "addon.cache")
-        live = bh.addon_module(addon, "addon.live")
-
-    # a busy machine must not switch these tests to check-on-release (timed, not decided);
-    # the test of that switch sets its own budget
-    monkeypatch.setattr(M.live, "LIVE_BUDGET_S", 1e9)
+def mods(addon):
+    M = bh.addon_modules(addon, sd="addon.scene_data", cache="addon.cache", live="addon.live")
+    # (tests/conftest.py keeps the live check decided, never timed, on a busy machine)
     M.cache.clear()
     yield M
     M.cache.clear()

@@ -15,17 +15,11 @@ import pytest
 
 
 @pytest.fixture
-def mods(addon, monkeypatch):
-    class M:
-        core = bh.addon_module(addon, "core")
-        sd = bh.addon_module(addon, "addon.scene_data")
-        cache = bh.addon_module(addon, "addon.cache")
-        live = bh.addon_module(addon, "addon.live")
-        props = bh.addon_module(addon, "addon.properties")
-        results = bh.addon_module(addon, "addon.results")
-        staleness = bh.addon_module(addon, "addon.staleness")
+def mods(addon):
+    M = bh.addon_modules(
+        addon, core="core", sd="addon.scene_data", cache="addon.cache", live="addon.live",
+        props="addon.properties", results="addon.results", staleness="addon.staleness")
 
-    monkeypatch.setattr(M.live, "LIVE_BUDGET_S", 1e9)  # decided, never timed
     M.cache.clear()
     yield M
     M.cache.clear()

@@ -27,19 +27,12 @@ CODES = {"Ground West": 1, "Ground East": 1, "Ground South": 1, "Ground North": 
 
 @pytest.fixture
 def mods(addon):
-    class M:
-        results = bh.addon_module(addon, "addon.results")
-        reach = bh.addon_module(addon, "addon.operators_reach")
-        recheck = bh.addon_module(addon, "addon.operators_recheck")
-        staleness = bh.addon_module(addon, "addon.staleness")
-        cache = bh.addon_module(addon, "addon.cache")
-        props = bh.addon_module(addon, "addon.properties")
-        panels = bh.addon_module(addon, "addon.panels")
-        scene_data = bh.addon_module(addon, "addon.scene_data")
-        overlay = bh.addon_module(addon, "addon.overlay")
-        overlay_reach = bh.addon_module(addon, "addon.overlay_reach")
-        core = bh.addon_module(addon, "core")
-        classes = bh.addon_module(addon, "core.checks.reachability")
+    M = bh.addon_modules(
+        addon, results="addon.results", reach="addon.operators_reach",
+        recheck="addon.operators_recheck", staleness="addon.staleness", cache="addon.cache",
+        props="addon.properties", panels="addon.panels", scene_data="addon.scene_data",
+        overlay="addon.overlay", overlay_reach="addon.overlay_reach", core="core",
+        classes="core.checks.reachability")
 
     M.cache.clear()
     return M
