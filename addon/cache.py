@@ -83,12 +83,7 @@ def _arrays(eval_obj) -> tuple:
     evaluated mesh object: attribute reads (an object in Edit Mode is converted first,
     ``scene_data.readable_mesh``, as slow as a read)."""
     with scene_data.readable_mesh(eval_obj) as me:
-        pos = np.empty(len(me.vertices) * 3, dtype=np.float32)
-        if pos.size:
-            me.attributes["position"].data.foreach_get("vector", pos)
-        cv = np.empty(len(me.loops), dtype=np.int32)
-        if cv.size:
-            me.attributes[".corner_vert"].data.foreach_get("value", cv)
+        pos, cv = scene_data.mesh_arrays(me)
         n_faces = len(me.polygons)
     return np.array(eval_obj.matrix_world, dtype=np.float64).tobytes(), pos, cv, n_faces
 

@@ -66,12 +66,7 @@ def signature(src: scene_data.PartSource, unit_scale: float, mesh_digests: dict)
     key = me.as_pointer()
     digest = mesh_digests.get(key)
     if digest is None:
-        pos = np.empty(len(me.vertices) * 3, dtype=np.float32)
-        if pos.size:
-            me.attributes["position"].data.foreach_get("vector", pos)
-        cv = np.empty(len(me.loops), dtype=np.int32)
-        if cv.size:
-            me.attributes[".corner_vert"].data.foreach_get("value", cv)
+        pos, cv = scene_data.mesh_arrays(me)
         h = hashlib.sha1(pos.tobytes(), usedforsecurity=False)
         h.update(cv.tobytes())
         h.update(len(me.polygons).to_bytes(8, "little"))

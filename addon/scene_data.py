@@ -232,22 +232,29 @@ def blender_corner_triangles(me) -> tuple[np.ndarray, np.ndarray]:
     return loops.reshape(-1, 3), tri_face
 
 
+def mesh_arrays(me) -> tuple[np.ndarray, np.ndarray]:
+    """(positions (V * 3,) float32, corner vertices (C,) int32) of mesh ``me``: its
+    ``position`` and ``.corner_vert`` attributes, one ``foreach_get`` each (none when empty:
+    an empty mesh has no position attribute)."""
+    pos = np.empty(len(me.vertices) * 3, dtype=np.float32)
+    if pos.size:
+        me.attributes["position"].data.foreach_get("vector", pos)
+    corner_vert = np.empty(len(me.loops), dtype=np.int32)
+    if corner_vert.size:
+        me.attributes[".corner_vert"].data.foreach_get("value", corner_vert)
+    return pos, corner_vert
+
+
 def mesh_triangles(me) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Blender's own triangulation of mesh ``me`` through the attribute API.
 
     Returns positions (V, 3) float32 (object space, Blender units), triangles (M, 3) int32
     vertex indices and tri_face (M,) int32 polygon index of each triangle.
     """
-    n_vert = len(me.vertices)
-    n_corner = len(me.loops)
     n_face = len(me.polygons)
-    pos = np.empty(n_vert * 3, dtype=np.float32)
-    if n_vert:
-        me.attributes["position"].data.foreach_get("vector", pos)
+    pos, corner_vert = mesh_arrays(me)
     pos = pos.reshape(-1, 3)
-    corner_vert = np.empty(n_corner, dtype=np.int32)
-    if n_corner:
-        me.attributes[".corner_vert"].data.foreach_get("value", corner_vert)
+    n_corner = corner_vert.size
     if n_face == 0:
         return pos, np.empty((0, 3), np.int32), np.empty(0, np.int32)
     if n_corner == 3 * n_face:  # every face has >= 3 corners, so all are triangles
