@@ -57,6 +57,17 @@ def floor_and_wall(bpy, unit=1.0):
     return floor, wall
 
 
+def centimetre_kerb(bpy, scene):
+    """A centimetre scene (scale_length 0.01): a 20 m ground of 10 x 10 cells, a 0.6 m kerb
+    (1 x 4 m) 3 m along +x, and a path "Path" 6 m long across it (lengths in centimetres)."""
+    scene.unit_settings.scale_length = 0.01
+    v, f = grid(10, 2000.0)
+    mesh_object(bpy, "Ground", v, f)
+    v, f = box((100.0, 400.0, 60.0))
+    mesh_object(bpy, "Kerb", v, f, location=(300.0, 0.0, 30.0))
+    polyline(bpy, "Path", [(0, 0, 0), (600, 0, 0)])
+
+
 def transformed_level(bpy):
     """A rotated + scaled ramp, a negatively scaled box and a tilted wall.
 

@@ -331,12 +331,7 @@ def test_add_capsule_in_a_centimetre_scene_is_character_sized(scene, bpy_module,
 
 def test_walk_markers_in_a_centimetre_scene_are_character_sized(scene, bpy_module):
     bpy = bpy_module
-    scene.unit_settings.scale_length = 0.01
-    v, f = S.grid(10, 2000.0)
-    S.mesh_object(bpy, "Ground", v, f)
-    v, f = S.box((100.0, 400.0, 60.0))
-    S.mesh_object(bpy, "Kerb", v, f, location=(300.0, 0.0, 30.0))
-    S.polyline(bpy, "Path", [(0, 0, 0), (600, 0, 0)])
+    S.centimetre_kerb(bpy, scene)
     assert bpy.ops.capsule_collision.walkthrough() == {"FINISHED"}
     markers = [m for m in bpy.data.objects if m.capsule_collision.role == "MARKER"]
     assert markers and all(m.empty_display_size == pytest.approx(35.0) for m in markers)

@@ -383,16 +383,11 @@ def test_walkthrough_markers_and_trace_equal_core(scene, bpy_module, mods):
 
 def test_walkthrough_in_a_centimetre_scene_equals_the_metre_walk(scene, bpy_module, mods):
     bpy = bpy_module
-    scene.unit_settings.scale_length = 0.01
-    v, f = S.grid(10, 2000.0)
-    S.mesh_object(bpy, "Ground", v, f)
-    v, f = S.box((100.0, 400.0, 60.0))
-    S.mesh_object(bpy, "Kerb", v, f, location=(300.0, 0.0, 30.0))
+    S.centimetre_kerb(bpy, scene)
     s = scene.capsule_collision
     s.radius, s.height, s.step_height, s.skin_width = 35.0, 180.0, 35.0, 2.0
     s.snap_distance, s.min_step_depth, s.speed, s.gravity = 40.0, 15.0, 400.0, 981.0
     s.max_fall_speed = 5500.0
-    S.polyline(bpy, "Path", [(0, 0, 0), (600, 0, 0)])
     assert bpy.ops.capsule_collision.walkthrough() == {"FINISHED"}
     markers = [m for m in bpy.data.objects if m.capsule_collision.role == "MARKER"]
     # the metre walk of the same level
