@@ -70,8 +70,13 @@ def levels_dir() -> pathlib.Path:
             return folder
         partial = folder.with_name("real_levels.partial")
         shutil.rmtree(partial, ignore_errors=True)
-        made = subprocess.run(["sh", str(SHARED / "make_levels.sh"), str(partial), sys.executable],
-                              capture_output=True, text=True)
+        command = ["sh", str(SHARED / "make_levels.sh"), str(partial), sys.executable]
+        made = subprocess.run(command, capture_output=True, text=True)
+        if made.returncode != 0 and shutil.which("apt-get"):
+            # A new machine has no package lists yet: 'apt-get download' finds nothing.
+            subprocess.run(["apt-get", "update", "-qq"], capture_output=True)
+            shutil.rmtree(partial, ignore_errors=True)
+            made = subprocess.run(command, capture_output=True, text=True)
         if made.returncode != 0:
             raise RuntimeError(f"make_levels.sh failed ({made.returncode}):\n"
                                f"{made.stdout[-2000:]}\n{made.stderr[-2000:]}")
