@@ -32,7 +32,8 @@ def _bash(script: str, cwd, env) -> subprocess.CompletedProcess:
 
 
 def _shell_pages():
-    return sorted({b.page for b in BLOCKS if b.language == "sh" and not set(b.directive) & set(RUN)})
+    return sorted({b.page for b in BLOCKS
+                   if b.language == "sh" and not set(b.directive) & set(RUN)})
 
 
 def _runs(block):
@@ -54,7 +55,8 @@ def test_shell_commands_of_the_page_run_in_order(page, tmp_path):
             assert last is not None, f"{where}: no command before it"
             printed = {ln.rstrip() for ln in last.stdout.splitlines()}
             for line in docs_blocks.expected_output_lines(b):
-                assert line in printed, f"{where}: the page shows {line!r}; the command printed\n{last.stdout}"
+                assert line in printed, (
+                    f"{where}: the page shows {line!r}; the command printed\n{last.stdout}")
             continue
         if b.language != "sh" or set(b.directive) & set(RUN):
             continue
