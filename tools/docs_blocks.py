@@ -94,7 +94,8 @@ def blocks(path: pathlib.Path) -> list[Block]:
             raise ValueError(f"{path.name}:{i + 1}: a fence that is never closed")
         before = _DIRECTIVE.match(lines[i - 1]) if i else None
         directive, reason = parse_directive(before.group(1)) if before else ({}, "")
-        out.append(Block(str(path.relative_to(ROOT)), i + 1, match.group(1),
+        page = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
+        out.append(Block(page, i + 1, match.group(1),
                          "\n".join(lines[i + 1:end]), directive, reason))
         i = end + 1
     return out

@@ -70,6 +70,20 @@ def test_covered_by_opt_outs_run_where_they_say():
     assert "pip wheel" in wheel.text and "pip wheel" in (ROOT / ".ci" / "wheel").read_text()
 
 
+def test_blocks_are_read_with_their_directives(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Text.\n<!-- docs-test: exit=1 -->\n```sh\nls -l  # list\n# a note\n\nfalse\n"
+                    "```\n\n```text\n...\n  a line  \n```\n")
+    run, output = docs_blocks.blocks(page)
+    assert (run.page, run.line, run.language, run.directive) == ("page.md", 3, "sh", {"exit": "1"})
+    assert docs_blocks.commands(run) == ["ls -l", "false"]
+    assert (output.language, output.directive) == ("text", {})  # no comment right before it
+    assert docs_blocks.expected_output_lines(output) == ["  a line"]
+    page.write_text("```python\nx = 1\n")
+    with pytest.raises(ValueError, match="never closed"):
+        docs_blocks.blocks(page)
+
+
 def test_directives_are_parsed_strictly():
     assert docs_blocks.parse_directive("exit=1") == ({"exit": "1"}, "")
     assert docs_blocks.parse_directive("each K=1,2 (two)") == ({"each": "K=1,2"}, "two")
