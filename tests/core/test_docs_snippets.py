@@ -124,3 +124,27 @@ def test_the_manifest_website_is_where_the_site_is_published():
     site = re.search(r"^site_url: (\S+)$", (ROOT / "mkdocs.yml").read_text(), re.M).group(1)
     assert re.search(r'^website = "(\S+)"$', manifest, re.M).group(1) == site
     assert site.startswith("https://") and site in (ROOT / "README.md").read_text()
+
+
+# Paths the docs name that must not exist (they say so: pytest would import the checkout).
+ABSENT_ON_PURPOSE = {"tests/__init__.py"}
+_REPO_PATH = re.compile(
+    r"(?<![\w./-])((?:\.ci|core|addon|levelcheck|tools|tests|examples|schema|samples|docs)"
+    r"/[\w./-]*\w)")
+
+
+def test_every_repository_path_the_docs_name_exists():
+    """A file renamed or removed leaves no dangling name in the prose (``tools/bench_reach.py``,
+    ``core/checks/audits/standable.py``; ``module.function`` names their module)."""
+    named = 0
+    for page in docs_blocks.pages():
+        for match in _REPO_PATH.finditer(page.read_text()):
+            path = match.group(1)
+            named += 1
+            if path in ABSENT_ON_PURPOSE:
+                assert not (ROOT / path).exists(), path
+                continue
+            module = path.rsplit(".", 1)[0] + ".py"  # core/checks/verdicts.capsule_verdicts
+            assert (ROOT / path).exists() or (ROOT / module).is_file(), (
+                f"{page.name} names {path}, which is not in the repository")
+    assert named > 50
