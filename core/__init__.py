@@ -1,6 +1,7 @@
 """Capsule Collision core: host-independent collision math (Python + numpy, no Blender).
 
-Units are metres, Z is up. The conventions every function follows are in README.md (Decisions).
+Units are metres, Z is up. The conventions every function follows are in docs/how-it-works.md
+(Conventions) and docs/decisions.md.
 """
 
 from .checks import report, verdicts

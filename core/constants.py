@@ -76,7 +76,7 @@ GROUND_PROBE_SKINS = 2.0
 SUPPORT_MIN_COS = 0.25
 
 # ---------------------------------------------------------------- engine models
-# (ControllerSettings.model "jolt" / "rapier"; core/settings.py, README "Engine models")
+# (ControllerSettings.model "jolt" / "rapier"; core/settings.py, docs "Engine models")
 # Metres. An engine model collides with radius + skin_width (the engine's padding kept from
 # every surface) and stops this far short of what it hits, so that it passes a corridor
 # 2 x (radius + skin_width) wide and a ceiling height + 2 x skin_width high as the engines do
