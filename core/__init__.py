@@ -3,6 +3,8 @@
 Units are metres, Z is up. The conventions every function follows are in README.md (Decisions).
 """
 
+from . import authoring
+from .authoring import OrientedBox, StairRamp, fit_primitive, oriented_box, stair_ramps
 from .checks import report, verdicts
 from .checks.audits import (
     LEDGE_MAX_DROP,
@@ -46,6 +48,12 @@ from .walk.walkthrough import (
 )
 
 __all__ = [
+    "authoring",
+    "OrientedBox",
+    "StairRamp",
+    "fit_primitive",
+    "oriented_box",
+    "stair_ramps",
     "Capsule",
     "Contact",
     "Hit",
