@@ -22,6 +22,7 @@ from capsule_collision.core.authoring import (
     is_convex,
     oriented_box,
     stair_ramps,
+    surface_deviation,
 )
 from capsule_collision.core.authoring.primitives import hull_2d, min_area_rectangle
 from capsule_collision.core.checks.audits import stair_audit
@@ -235,3 +236,16 @@ def test_a_character_walks_up_the_ramp_that_replaced_the_flight(hz):
     report = walkthrough(ramped, path, s, dt=1.0 / hz)
     assert report.reached_goal
     assert not [e for e in report.events if e.kind in ("step_too_high", "blocked", "fell")]
+
+
+# ---------------------------------------------------------------- simplified meshes
+def test_surface_deviation_of_a_lowered_copy_is_its_offset_both_ways():
+    v, t = quad((0, 0, 0), (2, 0, 0), (2, 2, 0), (0, 2, 0))
+    for dz, tol, within in ((0.01, 0.02, True), (0.03, 0.02, False)):
+        dev = surface_deviation(v, t, v + [0, 0, dz], t, tol)
+        assert dev.within is within
+        assert dev.distance == pytest.approx(min(dz, tol), abs=1e-9)
+    same = surface_deviation(v, t, v, t, 0.01)
+    assert same.within and same.distance == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="tolerance"):
+        surface_deviation(v, t, v, t, 0.0)

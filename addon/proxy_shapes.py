@@ -1,0 +1,150 @@
+"""The shapes of collision proxies for one render mesh, as world-space arrays (metres): what
+``operators_proxy`` computes before it writes any object.
+
+Each maker takes the render mesh's (vertices (V, 3), triangles (M, 3)) and returns a list of
+(kind, vertices, triangles) pieces (``core.authoring.naming`` kinds), or raises ValueError
+naming what does not fit. The geometry is core's (oriented box, sphere/capsule fit, sampled
+distance) or Blender's own (``bmesh.ops.convex_hull``, the Decimate modifier); CoACD, a
+library made for convex decomposition, is imported only by ``decomposition``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import bmesh
+import bpy
+import numpy as np
+
+from ..core.authoring import box_mesh, capsule_mesh, fit_primitive, oriented_box
+from ..core.authoring.deviation import surface_deviation
+from . import scene_data
+
+PRIMITIVE_SEGMENTS = 16  # around a sphere or capsule proxy
+PRIMITIVE_RINGS = 4  # latitude rings per hemisphere
+DECIMATE_STEPS = 7  # halvings of the ratio interval: the ratio found within 1/128
+MIN_DECIMATE_RATIO = 0.005  # Decimate's collapse ratio never goes below this
+COACD_MISSING = ("convex decomposition needs the CoACD library (PyPI 'coacd'): install the "
+                 "extension with its bundled wheels, or 'pip install coacd' for the CLI")
+
+
+def _temp_mesh(name, vertices, triangles=None):
+    """A mesh datablock from arrays (no object; the caller removes it)."""
+    co = np.asarray(vertices, np.float32)
+    me = bpy.data.meshes.new(name)
+    me.vertices.add(len(co))
+    me.vertices.foreach_set("co", co.ravel())
+    if triangles is not None and len(triangles):
+        tris = np.asarray(triangles, np.int32)
+        me.loops.add(tris.size)
+        me.loops.foreach_set("vertex_index", tris.ravel())
+        me.polygons.add(len(tris))
+        me.polygons.foreach_set("loop_start", np.arange(0, tris.size, 3, dtype=np.int32))
+    me.update(calc_edges=True)
+    return me
+
+
+def _bmesh_triangles(bm) -> tuple[np.ndarray, np.ndarray]:
+    """(vertices, triangles) of a bmesh after triangulating it (read through a mesh)."""
+    bmesh.ops.triangulate(bm, faces=bm.faces[:])
+    me = bpy.data.meshes.new("cc_read")
+    try:
+        bm.to_mesh(me)
+        pos, tris, _faces = scene_data.mesh_triangles(me)
+        return pos.astype(np.float64), tris.astype(np.int64)
+    finally:
+        bpy.data.meshes.remove(me)
+
+
+def box(vertices, triangles, **_):
+    """The tight oriented box (``core.authoring.oriented_box``)."""
+    ob = oriented_box(vertices, triangles)
+    if (ob.half_extents <= 0).any():
+        raise ValueError("is flat: a box proxy needs thickness (use a hull or a mesh)")
+    v, t = box_mesh(ob)
+    return [("box", v, t)]
+
+
+def convex_hull(vertices, triangles, **_):
+    """The convex hull (``bmesh.ops.convex_hull``), triangulated; interior points dropped."""
+    me = _temp_mesh("cc_hull_points", vertices)
+    bm = bmesh.new()
+    try:
+        bm.from_mesh(me)
+        out = bmesh.ops.convex_hull(bm, input=bm.verts[:], use_existing_faces=False)
+        drop = list({g for g in out["geom_interior"] + out["geom_unused"]
+                     if isinstance(g, bmesh.types.BMVert)})
+        bmesh.ops.delete(bm, geom=drop, context="VERTS")
+        if not bm.faces:
+            raise ValueError("has no volume: its hull is flat (use a box or a mesh)")
+        v, t = _bmesh_triangles(bm)
+    finally:
+        bm.free()
+        bpy.data.meshes.remove(me)
+    return [("convex", v, t)]
+
+
+def primitive(vertices, triangles, tolerance=0.02, **_):
+    """A sphere or capsule within ``tolerance`` metres of the surface, else ValueError."""
+    fit = fit_primitive(vertices, triangles, tolerance)
+    if not fit.kind:
+        raise ValueError(f"fits no sphere or capsule within {tolerance:g} m (the best, a "
+                         f"{fit.best}, is {fit.deviation:.3g} m off): use a box or a hull")
+    v, t = capsule_mesh(fit.a, fit.b, fit.radius, PRIMITIVE_SEGMENTS, PRIMITIVE_RINGS)
+    return [(fit.kind, v, t)]
+
+
+def decomposition(vertices, triangles, concavity=0.05, max_hulls=8, **_):
+    """Convex pieces by CoACD (``threshold`` = ``concavity``, at most ``max_hulls``;
+    0: no budget)."""
+    try:
+        coacd = importlib.import_module("coacd")
+    except ImportError as exc:
+        raise ValueError(COACD_MISSING) from exc
+    coacd.set_log_level("error")
+    mesh = coacd.Mesh(np.asarray(vertices, np.float64), np.asarray(triangles, np.int32))
+    parts = coacd.run_coacd(mesh, threshold=float(concavity),
+                            max_convex_hull=int(max_hulls) if max_hulls > 0 else -1, seed=0)
+    if not parts:
+        raise ValueError("CoACD found no convex pieces")
+    return [("convex", np.asarray(v, np.float64), np.asarray(t, np.int64)) for v, t in parts]
+
+
+def _decimated(scene, obj, ratio):
+    """(vertices, triangles) of ``obj`` under its Decimate modifier at ``ratio``."""
+    obj.modifiers[-1].ratio = ratio
+    dg = bpy.context.evaluated_depsgraph_get()
+    dg.update()
+    ev = obj.evaluated_get(dg)
+    pos, tris, _faces = scene_data.mesh_triangles(ev.data)
+    return pos.astype(np.float64), tris.astype(np.int64)
+
+
+def simplified(vertices, triangles, tolerance=0.02, unit_scale=1.0, scene=None, **_):
+    """Blender's Decimate (collapse) at the smallest ratio whose result stays within
+    ``tolerance`` metres of the render mesh both ways (``surface_deviation``, sampled):
+    a bisection over the ratio."""
+    me = _temp_mesh("cc_decimate", np.asarray(vertices) / unit_scale, triangles)
+    ob = bpy.data.objects.new("cc_decimate", me)
+    scene.collection.objects.link(ob)
+    ob.modifiers.new("Decimate", "DECIMATE").use_collapse_triangulate = True
+    try:
+        lo, hi = MIN_DECIMATE_RATIO, 1.0
+        best = (np.asarray(vertices, np.float64), np.asarray(triangles, np.int64))
+        for _step in range(DECIMATE_STEPS):
+            mid = (lo + hi) / 2.0
+            v, t = _decimated(scene, ob, mid)
+            v = v * unit_scale
+            ok = len(t) > 0 and surface_deviation(vertices, triangles, v, t, tolerance).within
+            if ok:
+                best, hi = (v, t), mid
+            else:
+                lo = mid
+    finally:
+        bpy.data.objects.remove(ob)
+        bpy.data.meshes.remove(me)
+    return [("mesh", best[0], best[1])]
+
+
+MAKERS = {"BOX": box, "HULL": convex_hull, "PRIMITIVE": primitive,
+          "DECOMPOSE": decomposition, "SIMPLIFY": simplified}
