@@ -241,7 +241,8 @@ def test_stair_ramp_too_steep_keeps_the_steps_and_says_so(scene, bpy_module, mod
 
 # ---------------------------------------------------------------- export round trips
 def _authored_level(bpy):
-    crate, block, pill = P.crate(), P.l_block(), P.pill()
+    crate = P.crate(location=(0.0, 8.0, 1.0))  # beside the stairs (y within 3 m of 0)
+    block, pill = P.l_block(location=(4.0, 8.0, 0.0)), P.pill(location=(-4.0, 8.0, 1.0))
     _select(bpy, crate)
     assert bpy.ops.capsule_collision.make_proxies(kind="BOX") == {"FINISHED"}
     _select(bpy, block)
@@ -279,8 +280,10 @@ def test_export_round_trip_gives_the_same_collision_triangles(scene, bpy_module,
     res = bpy.ops.capsule_collision.export_collision(engine=engine, file_format=fmt,
                                                      filepath=str(path))
     assert res == {"FINISHED"} and path.is_file()
-    assert f"Exported 5 collision objects and 4 render meshes for {engine.title()}" in (
+    assert f"Exported 6 collision objects and 6 render meshes for {engine.title()}" in (
         _last(scene))
+    # Unreal hulls every UCX_: the concave floor and the stairs' rest are named in a warning
+    assert ("UCX_Floor_01, UCX_Stairs_01" in _last(scene)) is (engine == "UNREAL")
     assert set(_collision(bpy)) == proxies_before  # names restored after the export
     expected = {mods.proxies.rename_for(engine, bpy.data.objects[n]) for n in proxies_before}
     want = P.triangles_of(before)
