@@ -51,7 +51,8 @@ def render_objects(context, collection_name: str = "") -> list:
     else:
         pool = list(context.selected_objects or ())
     proxy_coll = bpy.data.collections.get(COLLECTION_NAME)
-    proxies = {o.name for o in proxy_coll.all_objects} if proxy_coll is not None else set()
+    proxies: set[str] = ({o.name for o in proxy_coll.all_objects} if proxy_coll is not None
+                         else set())
     out = [o for o in pool if o.type == "MESH" and scene_data.role_of(o) == "NONE"
            and o.name not in proxies and PROXY_OF not in o]
     if not out:

@@ -5,11 +5,12 @@ Kinds: ``box``, ``sphere``, ``capsule``, ``convex`` (a hull, a decomposition pie
 ramp) and ``mesh`` (a simplified render mesh or what is left of one around a stair ramp; any
 shape). For render mesh ``Wall`` and the proxy numbered 1:
 
-| engine | box | sphere | capsule | convex | mesh |
-|---|---|---|---|---|---|
-| Unreal (FBX) | ``UBX_Wall_01`` | ``USP_Wall_01`` | ``UCP_Wall_01`` | ``UCX_Wall_01`` | ``UCX_Wall_01`` (Unreal hulls it) |
-| Godot (glTF) | ``Wall_01-convcolonly`` | same | same | same | ``Wall_01-colonly`` (trimesh) |
-| Unity (FBX/glTF) | ``Wall_01_box_collider`` | ``_sphere_collider`` | ``_capsule_collider`` | ``_convex_collider`` | ``_mesh_collider`` |
+- Unreal (FBX): ``UBX_Wall_01``, ``USP_Wall_01``, ``UCP_Wall_01``, ``UCX_Wall_01`` (convex
+  and mesh alike: Unreal hulls a mesh);
+- Godot (glTF): ``Wall_01-convcolonly`` for box, sphere, capsule and convex, and
+  ``Wall_01-colonly`` (a trimesh) for mesh;
+- Unity (FBX or glTF): ``Wall_01_box_collider``, ``..._sphere_collider``,
+  ``..._capsule_collider``, ``..._convex_collider``, ``..._mesh_collider``.
 
 Unreal has no concave custom collision in FBX: a ``mesh`` proxy named ``UCX_`` is hulled on
 import (``concave_for``); decompose it instead. Unity has no naming rule of its own: the names
