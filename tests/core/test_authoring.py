@@ -249,3 +249,42 @@ def test_surface_deviation_of_a_lowered_copy_is_its_offset_both_ways():
     assert same.within and same.distance == pytest.approx(0.0, abs=1e-12)
     with pytest.raises(ValueError, match="tolerance"):
         surface_deviation(v, t, v, t, 0.0)
+
+
+def test_a_landing_breaks_the_flight_into_two_ramps_each_flush():
+    """Three 0.2 m risers, a 1.2 m landing, three more: one ramp below and one above it."""
+    floor = quad((-10, -10, 0), (10, -10, 0), (10, 10, 0), (-10, 10, 0))
+    treads = [0.3, 0.3, 1.2, 0.3, 0.3, 0.3]
+    parts = [floor, *staircase(0.0, 0.0, 1.2, [0.2] * 6, treads),
+             box((2.7, -1.0, 0.0), (5.0, 2.2, 1.2))]
+    mesh = TriangleMesh(*merge(parts))
+    low, high = stair_ramps(mesh)
+    assert low.flight == high.flight
+    for ramp, (s_bot, h_bot, s_top, h_top) in ((low, (-0.3, 0.0, 0.6, 0.6)),
+                                              (high, (1.5, 0.6, 2.4, 1.2))):
+        lo, hi = ramp.vertices.min(0), ramp.vertices.max(0)
+        assert (lo[0], lo[2], hi[0], hi[2]) == pytest.approx((s_bot, h_bot, s_top, h_top))
+        assert ramp.slope_deg == pytest.approx(math.degrees(math.atan(2.0 / 3.0)))
+        assert ramp.nosing_gap == pytest.approx(0.0, abs=1e-9)
+    # the landing's tread (x 0.6 - 1.8 at 0.6 m) is under neither ramp: it stays
+    c = mesh.vertices[mesh.triangles].mean(1)
+    landing = np.flatnonzero((np.abs(c[:, 2] - 0.6) < 1e-9) & (mesh.normals[:, 2] > 0.99))
+    assert landing.size == 2
+    assert not set(landing.tolist()) & set(low.flight_faces.tolist() + high.flight_faces.tolist())
+
+
+def test_no_floor_in_front_the_ramp_starts_at_the_first_risers_foot():
+    """A flight rising from a 10 cm ledge 1 m up: the nosing line would meet z = 1 m 0.3 m out,
+    over the drop; the ramp starts at the first riser instead, one rise under its nosing."""
+    floor = quad((-10, -10, 0), (10, -10, 0), (10, 10, 0), (-10, 10, 0))
+    steps = [(v + [0.0, 0.0, 1.0], t) for v, t in staircase(0.0, 0.0, 1.2, [0.2] * 4,
+                                                            [0.3] * 4)]
+    parts = [floor, box((-0.1, 0.0, 0.0), (0.0, 1.2, 1.0)), box((0.0, 0.0, 0.0),
+                                                                  (1.2, 1.2, 1.0)),
+             *steps, box((1.2, -1.0, 0.0), (4.0, 2.2, 1.8))]
+    mesh = TriangleMesh(*merge(parts))
+    (ramp,) = stair_ramps(mesh)
+    lo, hi = ramp.vertices.min(0), ramp.vertices.max(0)
+    assert (lo[0], lo[2], hi[0], hi[2]) == pytest.approx((0.0, 1.0, 0.9, 1.8))
+    assert ramp.nosing_gap == pytest.approx(0.2)
+    assert ramp.slope_deg == pytest.approx(math.degrees(math.atan(0.8 / 0.9)))
