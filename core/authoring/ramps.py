@@ -11,10 +11,10 @@ slope), extended down to the floor in front of the first riser (h_bot = h_0 - ri
 bottom edge lies on that floor and its top edge on the top landing's edge, both flush. Where
 no floor is there at h_bot (a short landing in front, a drop), the ramp starts at the first
 riser's foot instead: steeper, below the lower nosings by up to one rise (``nosing_gap``), and
-still flush with both landings. Across ``w`` it spans the risers' width. The solid is the wedge under that surface down to h_bot
-(6 corners, 8 triangles, convex: an engine's convex collider as it is). Its slope is
-atan((h_top - h_0) / (s_top - s_0)); ``fits_slope`` says whether the character walks it
-(``max_slope_deg``).
+still flush with both landings. Across ``w`` it spans the risers' width. The solid is the
+wedge under that surface down to h_bot (6 corners, 8 triangles, convex: an engine's convex
+collider as it is). ``fits_slope`` says whether the character walks its slope
+(``max_slope_deg``); the add-on keeps the steps of a flight whose ramp is too steep.
 
 The flight's own faces are the level's triangles lying wholly inside the wedge (grown by
 ``RAMP_FLIGHT_TOL``): the risers, the treads and the stepped sides of the flight, which the
