@@ -51,7 +51,8 @@ class CAPSULE_COLLISION_PT_authoring(SidebarPanel):
         layout.operator("capsule_collision.stair_ramps", icon="IPO_LINEAR").engine = a.engine
         coll = bpy.data.collections.get(proxies.COLLECTION_NAME)
         if coll is not None:
-            layout.label(text=f"{len(coll.all_objects)} objects in {coll.name}",
+            n = len(coll.all_objects)
+            layout.label(text=f"{n} object{'' if n == 1 else 's'} in {coll.name}",
                          icon="OUTLINER_COLLECTION")
         col = layout.column(align=True)
         col.prop(a, "file_format", text="")

@@ -328,3 +328,36 @@ def test_cli_exports_a_levels_collision_for_each_engine(scene, bpy_module, mods,
                           str(tmp_path / "x")], capture_output=True, text=True, cwd=tmp_path,
                          timeout=300)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- the sub-panel
+def test_authoring_panel_draws_only_things_that_exist(scene, bpy_module, addon):
+    """Panels never draw in background Blender: ``draw`` runs on a recording layout."""
+    bpy = bpy_module
+    mod = importlib.import_module(addon.__name__ + ".addon.panels_authoring")
+    _select(bpy, P.crate())
+    bpy.ops.capsule_collision.make_proxies(kind="BOX")
+    icons = set(bpy.types.UILayout.bl_rna.functions["label"].parameters["icon"]
+                .enum_items.keys())
+    for kind in ("BOX", "PRIMITIVE", "DECOMPOSE"):
+        scene.capsule_collision_authoring.kind = kind
+        layout = mock.MagicMock()
+        mod.CAPSULE_COLLISION_PT_authoring.draw(mock.Mock(layout=layout),
+                                                mock.Mock(scene=scene))
+        calls = layout.mock_calls
+        for c in calls:
+            method = c[0].split(".")[-1]
+            if method == "prop":
+                assert c.args[1] in c.args[0].bl_rna.properties, c.args[1]
+            if method == "operator":
+                cat, op = c.args[0].split(".")
+                getattr(getattr(bpy.ops, cat), op).get_rna_type()
+            if "icon" in c.kwargs:
+                assert c.kwargs["icon"] in icons, c.kwargs["icon"]
+        ops = [c.args[0] for c in calls if c[0].split(".")[-1] == "operator"]
+        assert ops == ["capsule_collision.make_proxies", "capsule_collision.stair_ramps",
+                       "capsule_collision.export_collision"]
+        labels = [c.kwargs.get("text") for c in calls if c[0].split(".")[-1] == "label"]
+        assert "1 object in Collision" in labels
+    rna = bpy.ops.capsule_collision.make_proxies.get_rna_type().properties
+    assert {"kind", "engine", "tolerance", "concavity", "max_hulls"} <= set(rna.keys())
