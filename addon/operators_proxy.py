@@ -88,7 +88,7 @@ class CAPSULE_COLLISION_OT_make_proxies(AuthoringOperator, bpy.types.Operator):
                 made[ob.name] = maker(v, t, tolerance=self.tolerance * unit,
                                       concavity=self.concavity, max_hulls=self.max_hulls,
                                       unit_scale=unit, scene=scene)
-            except ValueError as exc:
+            except (ValueError, RuntimeError) as exc:  # RuntimeError: a bmesh op refused
                 failed.append(f"{ob.name} {exc}")
         if not made:
             raise ValueError("; ".join(failed))
