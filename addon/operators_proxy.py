@@ -42,6 +42,12 @@ def _plural(n, word):
     return f"{n} {word}{'es' if word.endswith('sh') else 's'}"
 
 
+def _listed(failures, shown=5) -> str:
+    """The first ``shown`` failures, and how many more."""
+    more = len(failures) - shown
+    return "; ".join(failures[:shown]) + (f"; and {more} more" if more > 0 else "")
+
+
 class AuthoringOperator(operators.CheckOperator):
     """Mixin: engine and collection options, Object Mode poll."""
 
@@ -79,19 +85,9 @@ class CAPSULE_COLLISION_OT_make_proxies(AuthoringOperator, bpy.types.Operator):
         scene = context.scene
         objs = proxies.render_objects(context, self.collection)
         unit = scene_data.unit_scale_of(scene)
-        depsgraph = context.evaluated_depsgraph_get()
-        maker = proxy_shapes.MAKERS[self.kind]
-        made, failed = {}, []
-        for ob in objs:
-            try:
-                v, t = proxies.world_arrays(ob, depsgraph, unit)
-                made[ob.name] = maker(v, t, tolerance=self.tolerance * unit,
-                                      concavity=self.concavity, max_hulls=self.max_hulls,
-                                      unit_scale=unit, scene=scene)
-            except (ValueError, RuntimeError) as exc:  # RuntimeError: a bmesh op refused
-                failed.append(f"{ob.name} {exc}")
+        made, failed = self._shapes(context, objs, unit)
         if not made:
-            raise ValueError("; ".join(failed))
+            raise ValueError(_listed(failed))
         n = 0
         for name, pieces in made.items():
             proxies.remove_proxies_of(name)
@@ -102,8 +98,31 @@ class CAPSULE_COLLISION_OT_make_proxies(AuthoringOperator, bpy.types.Operator):
         message = (f"{_plural(n, 'collision object')} ({label}) for "
                    f"{_plural(len(made), 'render mesh')} in {time.perf_counter() - start:.2f} s")
         if failed:
-            return "WARNING", message + "; not made: " + "; ".join(failed)
+            return "WARNING", message + "; not made: " + _listed(failed)
         return message
+
+    def _shapes(self, context, objs, unit):
+        """({render mesh name: [(kind, vertices, triangles)]}, [failure per mesh])."""
+        depsgraph = context.evaluated_depsgraph_get()
+        arrays, made, failed = {}, {}, []
+        for ob in objs:
+            try:
+                arrays[ob.name] = proxies.world_arrays(ob, depsgraph, unit)
+            except ValueError as exc:
+                failed.append(str(exc))
+        if self.kind == "SIMPLIFY":
+            if arrays:
+                made = proxy_shapes.simplified_many(arrays, self.tolerance * unit, unit,
+                                                    context.scene)
+            return made, failed
+        maker = proxy_shapes.MAKERS[self.kind]
+        for name, (v, t) in arrays.items():
+            try:
+                made[name] = maker(v, t, tolerance=self.tolerance * unit,
+                                   concavity=self.concavity, max_hulls=self.max_hulls)
+            except (ValueError, RuntimeError) as exc:  # RuntimeError: a bmesh op refused
+                failed.append(f"{name} {exc}")
+        return made, failed
 
 
 def _render_level(context, chosen, unit):

@@ -16,6 +16,7 @@ import bmesh
 import bpy
 import numpy as np
 
+from ..core import TriangleMesh
 from ..core.authoring import box_mesh, capsule_mesh, fit_primitive, oriented_box
 from ..core.authoring.deviation import surface_deviation
 from . import scene_data
@@ -110,41 +111,55 @@ def decomposition(vertices, triangles, concavity=0.05, max_hulls=8, **_):
     return [("convex", np.asarray(v, np.float64), np.asarray(t, np.int64)) for v, t in parts]
 
 
-def _decimated(scene, obj, ratio):
-    """(vertices, triangles) of ``obj`` under its Decimate modifier at ``ratio``."""
-    obj.modifiers[-1].ratio = ratio
-    dg = bpy.context.evaluated_depsgraph_get()
-    dg.update()
-    ev = obj.evaluated_get(dg)
-    pos, tris, _faces = scene_data.mesh_triangles(ev.data)
+def _read_evaluated(depsgraph, obj):
+    """(vertices, triangles) of ``obj`` as evaluated (its Decimate applied), Blender units."""
+    pos, tris, _faces = scene_data.mesh_triangles(obj.evaluated_get(depsgraph).data)
     return pos.astype(np.float64), tris.astype(np.int64)
 
 
-def simplified(vertices, triangles, tolerance=0.02, unit_scale=1.0, scene=None, **_):
-    """Blender's Decimate (collapse) at the smallest ratio whose result stays within
-    ``tolerance`` metres of the render mesh both ways (``surface_deviation``, sampled):
-    a bisection over the ratio."""
-    me = _temp_mesh("cc_decimate", np.asarray(vertices) / unit_scale, triangles)
-    ob = bpy.data.objects.new("cc_decimate", me)
-    scene.collection.objects.link(ob)
-    ob.modifiers.new("Decimate", "DECIMATE").use_collapse_triangulate = True
+def simplified_many(meshes, tolerance=0.02, unit_scale=1.0, scene=None) -> dict:
+    """For each render mesh of ``meshes`` ({name: (vertices, triangles)}, world metres):
+    Blender's Decimate (collapse) at the smallest ratio whose result stays within
+    ``tolerance`` metres of it both ways (``surface_deviation``, sampled), found by bisection
+    over the ratio. All meshes are decimated together (one temporary object each in one
+    temporary collection, one depsgraph update per bisection step). Returns {name: pieces}."""
+    coll = bpy.data.collections.new("cc_decimate")
+    scene.collection.children.link(coll)
+    temps = {}
     try:
-        lo, hi = MIN_DECIMATE_RATIO, 1.0
-        best = (np.asarray(vertices, np.float64), np.asarray(triangles, np.int64))
+        for name, (v, t) in meshes.items():
+            ob = bpy.data.objects.new("cc_decimate", _temp_mesh("cc_decimate",
+                                                                np.asarray(v) / unit_scale, t))
+            ob.modifiers.new("Decimate", "DECIMATE").use_collapse_triangulate = True
+            coll.objects.link(ob)
+            temps[name] = ob
+        lo = dict.fromkeys(meshes, MIN_DECIMATE_RATIO)
+        hi = dict.fromkeys(meshes, 1.0)
+        best = {name: (np.asarray(v, np.float64), np.asarray(t, np.int64))
+                for name, (v, t) in meshes.items()}
+        built = {name: TriangleMesh(v, t) for name, (v, t) in best.items()}
+        depsgraph = bpy.context.evaluated_depsgraph_get()
         for _step in range(DECIMATE_STEPS):
-            mid = (lo + hi) / 2.0
-            v, t = _decimated(scene, ob, mid)
-            v = v * unit_scale
-            ok = len(t) > 0 and surface_deviation(vertices, triangles, v, t, tolerance).within
-            if ok:
-                best, hi = (v, t), mid
-            else:
-                lo = mid
+            for name, ob in temps.items():
+                ob.modifiers[-1].ratio = (lo[name] + hi[name]) / 2.0
+            depsgraph.update()
+            for name, ob in temps.items():
+                v, t = _read_evaluated(depsgraph, ob)
+                v *= unit_scale
+                mid = (lo[name] + hi[name]) / 2.0
+                if len(t) == len(meshes[name][1]) or (len(t) and surface_deviation(
+                        *meshes[name], v, t, tolerance, built[name]).within):
+                    best[name], hi[name] = (v, t), mid
+                else:
+                    lo[name] = mid
     finally:
-        bpy.data.objects.remove(ob)
-        bpy.data.meshes.remove(me)
-    return [("mesh", best[0], best[1])]
+        for ob in temps.values():
+            me = ob.data
+            bpy.data.objects.remove(ob)
+            bpy.data.meshes.remove(me)
+        bpy.data.collections.remove(coll)
+    return {name: [("mesh", v, t)] for name, (v, t) in best.items()}
 
 
 MAKERS = {"BOX": box, "HULL": convex_hull, "PRIMITIVE": primitive,
-          "DECOMPOSE": decomposition, "SIMPLIFY": simplified}
+          "DECOMPOSE": decomposition}  # one mesh at a time; SIMPLIFY: simplified_many

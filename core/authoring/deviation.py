@@ -38,9 +38,10 @@ def _sample_distances(samples, mesh, tol) -> np.ndarray:
 
 
 def surface_deviation(vertices, triangles, other_vertices, other_triangles,
-                      tolerance) -> Deviation:
+                      tolerance, mesh: TriangleMesh | None = None) -> Deviation:
     """The sampled two-sided distance between two triangle meshes, up to ``tolerance``
-    metres (> 0). See the module docstring."""
+    metres (> 0). See the module docstring. ``mesh``: the first mesh already built as a
+    TriangleMesh (a bisection compares one mesh with many simplifications of it)."""
     tol = as_finite(tolerance, "tolerance")
     if tol <= 0:
         raise ValueError(f"tolerance must be > 0 metres, got {tol}")
@@ -49,7 +50,8 @@ def surface_deviation(vertices, triangles, other_vertices, other_triangles,
     if not t.size or not ot.size:
         raise ValueError("both meshes need triangles (vertices/other_vertices)")
     there = _sample_distances(surface_samples(v, t), TriangleMesh(ov, ot), tol)
-    back = _sample_distances(surface_samples(ov, ot), TriangleMesh(v, t), tol)
+    back = _sample_distances(surface_samples(ov, ot),
+                             mesh if mesh is not None else TriangleMesh(v, t), tol)
     d = np.concatenate([there, back])
     out = int((d >= tol).sum())
     return Deviation(out == 0, float(d.max()), out)
