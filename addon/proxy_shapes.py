@@ -11,6 +11,7 @@ library made for convex decomposition, is imported only by ``decomposition``.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import bmesh
 import bpy
@@ -125,14 +126,15 @@ def simplified_many(meshes, tolerance=0.02, unit_scale=1.0, scene=None) -> dict:
     temporary collection, one depsgraph update per bisection step). Returns {name: pieces}."""
     coll = bpy.data.collections.new("cc_decimate")
     scene.collection.children.link(coll)
-    temps = {}
+    temps: dict[str, Any] = {}  # name -> (object, its mesh, its Decimate modifier)
     try:
         for name, (v, t) in meshes.items():
-            ob = bpy.data.objects.new("cc_decimate", _temp_mesh("cc_decimate",
-                                                                np.asarray(v) / unit_scale, t))
-            ob.modifiers.new("Decimate", "DECIMATE").use_collapse_triangulate = True
+            me = _temp_mesh("cc_decimate", np.asarray(v) / unit_scale, t)
+            ob = bpy.data.objects.new("cc_decimate", me)
+            mod: Any = ob.modifiers.new("Decimate", "DECIMATE")
+            mod.use_collapse_triangulate = True
             coll.objects.link(ob)
-            temps[name] = ob
+            temps[name] = (ob, me, mod)
         lo = dict.fromkeys(meshes, MIN_DECIMATE_RATIO)
         hi = dict.fromkeys(meshes, 1.0)
         best = {name: (np.asarray(v, np.float64), np.asarray(t, np.int64))
@@ -140,21 +142,21 @@ def simplified_many(meshes, tolerance=0.02, unit_scale=1.0, scene=None) -> dict:
         built = {name: TriangleMesh(v, t) for name, (v, t) in best.items()}
         depsgraph = bpy.context.evaluated_depsgraph_get()
         for _step in range(DECIMATE_STEPS):
-            for name, ob in temps.items():
-                ob.modifiers[-1].ratio = (lo[name] + hi[name]) / 2.0
+            for name, (_ob, _me, mod) in temps.items():
+                mod.ratio = (lo[name] + hi[name]) / 2.0
             depsgraph.update()
-            for name, ob in temps.items():
+            for name, (ob, _me, _mod) in temps.items():
                 v, t = _read_evaluated(depsgraph, ob)
                 v *= unit_scale
                 mid = (lo[name] + hi[name]) / 2.0
-                if len(t) == len(meshes[name][1]) or (len(t) and surface_deviation(
-                        *meshes[name], v, t, tolerance, built[name]).within):
+                rv, rt = meshes[name]
+                if len(t) == len(rt) or (len(t) and surface_deviation(
+                        rv, rt, v, t, tolerance, built[name]).within):
                     best[name], hi[name] = (v, t), mid
                 else:
                     lo[name] = mid
     finally:
-        for ob in temps.values():
-            me = ob.data
+        for ob, me, _mod in temps.values():
             bpy.data.objects.remove(ob)
             bpy.data.meshes.remove(me)
         bpy.data.collections.remove(coll)
