@@ -361,3 +361,16 @@ def test_authoring_panel_draws_only_things_that_exist(scene, bpy_module, addon):
         assert "1 object in Collision" in labels
     rna = bpy.ops.capsule_collision.make_proxies.get_rna_type().properties
     assert {"kind", "engine", "tolerance", "concavity", "max_hulls"} <= set(rna.keys())
+
+
+def test_undo_takes_back_stair_ramps_and_the_proxies_they_replaced(scene, bpy_module, mods):
+    bpy = bpy_module
+    _floor, stairs, _landing = P.stairs_level()
+    _select(bpy, stairs)
+    assert bpy.ops.capsule_collision.make_proxies(kind="BOX") == {"FINISHED"}
+    bpy.ops.ed.undo_push(message="boxed")
+    assert bpy.ops.capsule_collision.stair_ramps() == {"FINISHED"}
+    assert _collision(bpy) == ["UCX_Stairs_01", "UCX_Stairs_02"]
+    bpy.ops.ed.undo_push(message="ramped")
+    bpy.ops.ed.undo()
+    assert _collision(bpy) == ["UBX_Stairs_01"]
