@@ -166,7 +166,10 @@ def _candidate_axes(v, t) -> np.ndarray:
         total = np.bincount(inv.ravel(), weights=area[ok], minlength=len(key))
         best = np.argsort(-total, kind="stable")[:BOX_FACE_AXES]
         axes.append(key[best] / np.linalg.norm(key[best], axis=1)[:, None])
-    return np.concatenate(axes)
+    out = np.concatenate(axes)
+    out *= np.where(out @ np.array([1.0, 2.0, 3.0]) < 0, -1.0, 1.0)[:, None]
+    _, first = np.unique(np.round(out, 9), axis=0, return_index=True)
+    return out[np.sort(first)]  # each axis once, in the order above
 
 
 def oriented_box(vertices, triangles=None) -> OrientedBox:
