@@ -182,7 +182,7 @@ class CAPSULE_COLLISION_OT_stair_ramps(AuthoringOperator, bpy.types.Operator):
         if not ramps:
             raise ValueError("no stair flight to ramp on " + ", ".join(o.name for o in chosen)
                              + ("; " + "; ".join(steep) if steep else ""))
-        self._write(scene, ramps, mesh, names, arrays, unit)
+        self._write(scene, ramps, mesh, owner, names, arrays, wanted, unit)
         message = (f"{_plural(len(ramps), 'stair ramp')} on "
                    f"{_plural(len({n for n, _r in ramps}), 'render mesh')} "
                    f"({sum(r.flight_faces.size for _n, r in ramps)} step triangles left out) "
@@ -191,21 +191,29 @@ class CAPSULE_COLLISION_OT_stair_ramps(AuthoringOperator, bpy.types.Operator):
             return "WARNING", message + "; " + "; ".join(steep)
         return message
 
-    def _write(self, scene, ramps, mesh, names, arrays, unit):
-        """Per render mesh with a ramp: its proxies replaced by the faces that are not a
-        flight's (a mesh proxy, when any are left) and its ramps (convex proxies)."""
+    def _write(self, scene, ramps, mesh, owner, names, arrays, wanted, unit):
+        """Each chosen render mesh with faces in a ramp: its proxies replaced by what is not a
+        flight's (a mesh proxy of its other faces and of the parts of its cut faces beside
+        the ramps, when any) and by the ramps it holds most risers of (convex proxies)."""
         out = np.zeros(mesh.n_triangles, bool)
         for _n, ramp in ramps:
             out[ramp.flight_faces] = True
+            out[ramp.cut_faces] = True
+        pieces = np.concatenate([r.pieces for _n, r in ramps])
+        piece_owner = owner[np.concatenate([r.piece_face for _n, r in ramps])]
         first = np.concatenate([[0], np.cumsum([len(arrays[n][1]) for n in names])])
-        for name in dict.fromkeys(n for n, _r in ramps):
+        touched = sorted({int(k) for k in np.unique(owner[out])} & wanted)
+        for k in touched:
+            name = names[k]
             proxies.remove_proxies_of(name)
-            k = names.index(name)
             v, t = arrays[name]
-            keep = ~out[first[k]:first[k + 1]]
+            kept = t[~out[first[k]:first[k + 1]]]
+            mine = pieces[piece_owner == k].reshape(-1, 3)
             index = 1
-            if keep.any():
-                proxies.new_proxy(scene, self.engine, name, "mesh", index, v, t[keep], unit)
+            if len(kept) or len(mine):
+                tris = np.concatenate([kept, np.arange(len(mine)).reshape(-1, 3) + len(v)])
+                proxies.new_proxy(scene, self.engine, name, "mesh", index,
+                                  np.concatenate([v, mine]), tris, unit)
                 index += 1
             for _n, ramp in (r for r in ramps if r[0] == name):
                 proxies.new_proxy(scene, self.engine, name, "convex", index, ramp.vertices,

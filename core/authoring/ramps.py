@@ -18,7 +18,9 @@ collider as it is). ``fits_slope`` says whether the character walks its slope
 
 The flight's own faces are the level's triangles lying wholly inside the wedge (grown by
 ``RAMP_FLIGHT_TOL``): the risers, the treads and the stepped sides of the flight, which the
-ramp replaces in collision. Landings reach out of the wedge and stay.
+ramp replaces in collision. Landings reach out of the wedge and stay. A tread or riser wider
+than the flight (one face across the stairs and the floor beside them) is cut at the ramp's
+sides: the part across the flight goes, the parts beside it stay (``cut_faces``, ``pieces``).
 
 Frame and units: world space, metres, ``settings.up`` up.
 """
@@ -32,6 +34,7 @@ import numpy as np
 
 from ..checks.audits import stair_audit
 from ..checks.audits.common import settings_or_default
+from .clip import clip_triangles
 from .meshes import orient_outwards
 
 RAMP_FLIGHT_TOL = 0.01  # metres: a face this close to the wedge still belongs to the flight
@@ -60,7 +63,10 @@ class StairRamp(NamedTuple):
     width, run : metres across and along; direction : (3,) unit horizontal ascent;
     flight_faces : (F,) int64 triangles of the level the ramp replaces (sorted);
     nosing_gap : metres, the largest height of a nosing above or below the ramp's surface
-    (0 for even steps).
+    (0 for even steps); cut_faces : (C,) int64 triangles over the flight that reach out of
+    the ramp's sides (a tread wider than the stairs): replace each by its ``pieces``
+    (P, 3, 3) world points, outward winding kept) outside the sides, ``piece_face`` (P,)
+    the cut triangle of each.
     """
 
     flight: int
@@ -75,6 +81,9 @@ class StairRamp(NamedTuple):
     direction: np.ndarray
     flight_faces: np.ndarray
     nosing_gap: float
+    cut_faces: np.ndarray
+    pieces: np.ndarray
+    piece_face: np.ndarray
 
 
 def _frame(mesh, rows, stairs, u):
@@ -87,14 +96,26 @@ def _frame(mesh, rows, stairs, u):
 
 
 def _flight_faces(mesh, basis, lo, hi, s_bot, slope_tan):
-    """Triangles whose three corners lie inside the wedge grown by RAMP_FLIGHT_TOL."""
+    """(faces, cut, pieces, piece_face): the triangles whose three corners lie inside the
+    wedge grown by RAMP_FLIGHT_TOL; the triangles inside it along and up but reaching out of
+    its sides (a tread or riser wider than the flight) with the parts of them outside the
+    sides (pieces (P, 3, 3) world points, piece_face (P,) the triangle each comes from)."""
     c = mesh.vertices[mesh.triangles] @ basis.T  # (T, 3, 3) in (s, lateral, h)
     tol = RAMP_FLIGHT_TOL
     surface = lo[2] + np.clip(c[..., 0] - s_bot, 0.0, None) * slope_tan
-    inside = ((c[..., 0] >= lo[0] - tol) & (c[..., 0] <= hi[0] + tol)
-              & (c[..., 1] >= lo[1] - tol) & (c[..., 1] <= hi[1] + tol)
-              & (c[..., 2] >= lo[2] - tol) & (c[..., 2] <= np.minimum(surface, hi[2]) + tol))
-    return np.flatnonzero(inside.all(axis=1)).astype(np.int64)
+    profile = ((c[..., 0] >= lo[0] - tol) & (c[..., 0] <= hi[0] + tol)
+               & (c[..., 2] >= lo[2] - tol) & (c[..., 2] <= np.minimum(surface, hi[2]) + tol))
+    across = (c[..., 1] >= lo[1] - tol) & (c[..., 1] <= hi[1] + tol)
+    in_profile = profile.all(axis=1)
+    faces = np.flatnonzero(in_profile & across.all(axis=1)).astype(np.int64)
+    lat = c[..., 1]
+    cut = np.flatnonzero(in_profile & ~across.all(axis=1)
+                         & (lat.max(axis=1) > lo[1]) & (lat.min(axis=1) < hi[1]))
+    pts = mesh.vertices[mesh.triangles[cut]]
+    right, r_src = clip_triangles(pts, lat[cut] - hi[1])
+    left, l_src = clip_triangles(pts, lo[1] - lat[cut])
+    pieces = np.concatenate([right, left])
+    return faces, cut.astype(np.int64), pieces, cut[np.concatenate([r_src, l_src])]
 
 
 def _steps(mesh, stairs, rows, u, w):
@@ -166,10 +187,10 @@ def _ramp(mesh, basis, lateral, nosings, going, flight, s):
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     slope = math.degrees(math.atan(slope_tan))
     gap = float(np.abs(h_n - (h_bot + (s_n - s_bot) * slope_tan)).max())
+    faces, cut, pieces, piece_face = _flight_faces(mesh, basis, lo, hi, s_bot, slope_tan)
     return StairRamp(int(flight), verts, orient_outwards(verts, _WEDGE_TRIANGLES), slope,
                      bool(slope <= s.max_slope_deg), h_bot, h_top, lateral[1] - lateral[0],
-                     s_top - s_bot, basis[0].copy(),
-                     _flight_faces(mesh, basis, lo, hi, s_bot, slope_tan), gap)
+                     s_top - s_bot, basis[0].copy(), faces, gap, cut, pieces, piece_face)
 
 
 def _flight_ramps(mesh, stairs, flight, s) -> list[StairRamp]:

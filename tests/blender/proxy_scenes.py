@@ -75,3 +75,19 @@ def triangles_of(level) -> np.ndarray:
     tri = np.array([sorted(map(tuple, t)) for t in tri])
     order = np.lexsort(tri.reshape(len(tri), -1).T[::-1])
     return tri[order]
+
+
+def wide_tread_stairs(name="Wide"):
+    """One object: six 0.2 m risers 1.2 m wide (y 0 - 1.2), 0.3 m treads along +x whose
+    quads run 1 m further out (y -1 - 1.2: a floor beside the flight in the same faces); the
+    sixth tread (x 1.5 - 1.8, 1.2 m up) meets a landing box (another object, x 1.8 - 4)."""
+    verts, faces = [], []
+    for i in range(6):
+        xa, xb, z = 0.3 * i, 0.3 * (i + 1), 0.2 * (i + 1)
+        for quad in (((xa, 1.2, z - 0.2), (xa, 0.0, z - 0.2), (xa, 0.0, z), (xa, 1.2, z)),
+                     ((xa, -1.0, z), (xb, -1.0, z), (xb, 1.2, z), (xa, 1.2, z))):
+            faces.append(tuple(range(len(verts), len(verts) + 4)))
+            verts.extend(quad)
+    bh.floor("Floor", size=30.0)
+    bh.box("Landing", (1.8, -2.0, 0.0), (4.0, 3.2, 1.2))
+    return bh.mesh_object(name, verts, faces)

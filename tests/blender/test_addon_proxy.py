@@ -374,3 +374,21 @@ def test_undo_takes_back_stair_ramps_and_the_proxies_they_replaced(scene, bpy_mo
     bpy.ops.ed.undo_push(message="ramped")
     bpy.ops.ed.undo()
     assert _collision(bpy) == ["UBX_Stairs_01"]
+
+
+def test_treads_wider_than_the_flight_keep_their_part_beside_the_ramp(scene, bpy_module,
+                                                                      mods):
+    bpy = bpy_module
+    wide = P.wide_tread_stairs()
+    _select(bpy, wide)
+    assert bpy.ops.capsule_collision.stair_ramps() == {"FINISHED"}
+    kind = mods.proxies.PROXY_KIND
+    assert [(o.name, o[kind]) for o in mods.proxies.proxies_of("Wide")] == [
+        ("UCX_Wide_01", "mesh"), ("UCX_Wide_02", "convex")]
+    v, t = _arrays(mods, bpy, bpy.data.objects["UCX_Wide_01"])
+    c = v[t]
+    area = 0.5 * np.linalg.norm(np.cross(c[:, 1] - c[:, 0], c[:, 2] - c[:, 0]), axis=1)
+    low = c[..., 2].max(axis=1) < 1.2 - 1e-6  # below the top landing: the cut treads
+    # five treads' 0.3 x 1 m beside the flight stay, nothing of them across it
+    assert area[low].sum() == pytest.approx(5 * 0.3, abs=1e-4)
+    assert (c[low][..., 1] <= 1e-5).all()

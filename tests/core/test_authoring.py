@@ -288,3 +288,39 @@ def test_no_floor_in_front_the_ramp_starts_at_the_first_risers_foot():
     assert (lo[0], lo[2], hi[0], hi[2]) == pytest.approx((0.0, 1.0, 0.9, 1.8))
     assert ramp.nosing_gap == pytest.approx(0.2)
     assert ramp.slope_deg == pytest.approx(math.degrees(math.atan(0.8 / 0.9)))
+
+
+# ---------------------------------------------------------------- clipping, wide treads
+def test_clip_triangles_keeps_the_positive_side_with_its_winding_and_area():
+    from capsule_collision.core.authoring.clip import clip_triangles
+
+    tri = np.array([[[0.0, 0, 0], [2, 0, 0], [0, 2, 0]]] * 4)
+    x = tri[..., 0]
+    pieces, source = clip_triangles(tri, np.stack([x[0] - 1.0, 1.0 - x[1], x[2] + 5.0,
+                                                   x[3] - 5.0]))
+    area = 0.5 * np.linalg.norm(np.cross(pieces[:, 1] - pieces[:, 0],
+                                         pieces[:, 2] - pieces[:, 0]), axis=1)
+    by = np.bincount(source, weights=area, minlength=4)
+    # x > 1: the corner triangle (area 0.5); x < 1: the rest (1.5); all; nothing
+    assert by == pytest.approx([0.5, 1.5, 2.0, 0.0])
+    n = np.cross(pieces[:, 1] - pieces[:, 0], pieces[:, 2] - pieces[:, 0])
+    assert (n[:, 2] > 0).all()  # every piece faces +z like its triangle
+
+
+def test_treads_wider_than_the_flight_are_cut_at_the_ramps_sides():
+    """Risers 1.2 m wide (y 0 - 1.2) under treads that run 1 m further out (y -1 - 1.2): the
+    ramp takes the treads' parts across the flight, the 1 m beside it stays as floor."""
+    floor = quad((-10, -10, 0), (10, -10, 0), (10, 10, 0), (-10, 10, 0))
+    parts = [floor, box((1.8, -2.0, 0.0), (4.0, 3.2, 1.2))]
+    for i in range(6):  # the sixth tread (x 1.5 - 1.8, at 1.2 m) is the top landing's edge
+        xa, xb, z = 0.3 * i, 0.3 * (i + 1), 0.2 * (i + 1)
+        parts.append(quad((xa, 1.2, z - 0.2), (xa, 0.0, z - 0.2), (xa, 0.0, z), (xa, 1.2, z)))
+        parts.append(quad((xa, -1.0, z), (xb, -1.0, z), (xb, 1.2, z), (xa, 1.2, z)))
+    mesh = TriangleMesh(*merge(parts))
+    (ramp,) = stair_ramps(mesh)
+    assert ramp.width == pytest.approx(1.2) and ramp.cut_faces.size == 10  # 5 treads
+    assert (ramp.pieces[..., 1] <= 1e-9).all()  # only the parts beside the flight
+    area = 0.5 * np.linalg.norm(np.cross(ramp.pieces[:, 1] - ramp.pieces[:, 0],
+                                         ramp.pieces[:, 2] - ramp.pieces[:, 0]), axis=1)
+    assert area.sum() == pytest.approx(5 * 0.3 * 1.0)
+    assert not set(ramp.cut_faces.tolist()) & set(ramp.flight_faces.tolist())
