@@ -39,7 +39,7 @@ def row(name):
 
 def main(argv) -> int:
     names = argv or list(real_levels.MAPS)
-    print("| map | render tris | flights | ramps within slope | step tris replaced | "
+    print("| map | render tris | ramps (runs of steps) | within max slope | step tris replaced | "
           "ramps s | whole-map box m^3 | box s | clip convex | convex s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name in names:
