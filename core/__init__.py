@@ -4,6 +4,8 @@ Units are metres, Z is up. The conventions every function follows are in docs/ho
 (Conventions) and docs/decisions.md.
 """
 
+from . import authoring
+from .authoring import OrientedBox, StairRamp, fit_primitive, oriented_box, stair_ramps
 from .checks import report, verdicts
 from .checks.audits import (
     LEDGE_MAX_DROP,
@@ -47,6 +49,12 @@ from .walk.walkthrough import (
 )
 
 __all__ = [
+    "authoring",
+    "OrientedBox",
+    "StairRamp",
+    "fit_primitive",
+    "oriented_box",
+    "stair_ramps",
     "Capsule",
     "Contact",
     "Hit",

@@ -90,6 +90,13 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--no-png", action="store_true", help="no pictures")
     p.add_argument("--insets", type=int, default=DEFAULT_INSETS,
                    help=f"inset pictures per level, one per finding (default {DEFAULT_INSETS})")
+    p.add_argument("--export-collision", choices=("unreal", "godot", "unity"), type=str.lower,
+                   metavar="ENGINE", help="instead of checking: write each level's collision "
+                   "named for ENGINE (unreal, godot, unity) with its render meshes to "
+                   "--out as <level>_collision.fbx/.glb")
+    p.add_argument("--export-format", choices=("fbx", "gltf"), type=str.lower,
+                   help="with --export-collision: fbx (Unreal, Unity) or gltf (Godot, Unity); "
+                        "default the engine's own")
     p.add_argument("--quiet", action="store_true",
                    help="no progress and no summary table: only each failing finding's line "
                         "and the verdict")
