@@ -51,8 +51,9 @@ class WorstFirst(NamedTuple):
     ``problems`` (``problems.audit_problems``); ``rows`` (P,) int64 its worst row of the
     result; ``faces`` (P,) int64 the triangle naming it (its worst row's); ``value`` (P,)
     float64 metres (depth, clearance, rise or drop; inf: no floor below a ledge);
-    ``position`` (P, 3) metres; ``size`` (P,) m^2 or m; ``got`` a word per problem
-    ("cramped", "low_headroom", "too_high", "too_shallow", "ledge")."""
+    ``position`` (P, 3) metres; ``size`` (P,) m^2 or m; ``centre`` (P, 3) where each is,
+    whatever the order of the faces (its identity); ``got`` a word per problem ("cramped",
+    "low_headroom", "too_high", "too_shallow", "ledge")."""
 
     problems: AuditProblems
     problem: np.ndarray
@@ -61,6 +62,7 @@ class WorstFirst(NamedTuple):
     value: np.ndarray
     position: np.ndarray
     size: np.ndarray
+    centre: np.ndarray
     got: tuple
 
     def triangles(self, k: int) -> np.ndarray:
@@ -81,7 +83,7 @@ def worst_first(kind: str, result) -> WorstFirst:
     else:
         got = (_WORDS[kind],) * len(rows)
     return WorstFirst(p, order.astype(np.int64), rows, faces[rows], p.value[order],
-                      p.position[order], p.size[order], got)
+                      p.position[order], p.size[order], p.centre[order], got)
 
 
 def identity_point(point) -> tuple:
@@ -94,7 +96,8 @@ def problems_reached(worst: WorstFirst, reach) -> np.ndarray:
     """(P,) bool per problem of ``worst``: it lies on floor a spawn reaches (reachable or a
     trap): one of its triangles carries reachable floor (``triangle_classes``), or reachable
     floor lies within a cell and a half of its position (a slot beside a reachable yard,
-    whose own faces are all cramped: the character walks to its mouth)."""
+    whose own faces are all cramped: the character walks to its mouth; a riser: of its top
+    edge or of its foot)."""
     n = len(worst.rows)
     if not n:
         return np.zeros(0, bool)
@@ -111,9 +114,14 @@ def problems_reached(worst: WorstFirst, reach) -> np.ndarray:
     e1 = np.cross(up, [1.0, 0.0, 0.0] if abs(up[0]) < 0.9 else [0.0, 1.0, 0.0])
     e1 /= np.linalg.norm(e1)
     e2 = np.cross(up, e1)
-    ring = [a * e1 + b * e2 for a in (-1.5, 0.0, 1.5) for b in (-1.5, 0.0, 1.5)]
-    probes = (worst.position[:, None, :] + cell * np.asarray(ring)[None]).reshape(-1, 3)
-    near = np.asarray(reach.can_reach(probes), bool).reshape(n, len(ring)).any(1)
+    ring = cell * np.asarray([a * e1 + b * e2 for a in (-1.5, 0.0, 1.5)
+                              for b in (-1.5, 0.0, 1.5)])
+    at = [worst.position]
+    if p.kind == "stairs":  # a riser's top edge, and its foot: the tread below it
+        at.append(worst.position - np.nan_to_num(worst.value)[:, None] * up)
+    probes = np.concatenate([(a[:, None, :] + ring[None]).reshape(-1, 3) for a in at])
+    near = np.asarray(reach.can_reach(probes), bool).reshape(len(at), n, len(ring))
+    near = near.any(axis=(0, 2))
     return reached | near
 
 
@@ -162,7 +170,7 @@ def _message(kind, where, value, got, settings) -> str:
 
 def _problem(kind, worst: WorstFirst, k, settings, name_of) -> Listed:
     p = worst.position[k]
-    where = identity_point(p)
+    where = identity_point(worst.centre[k])
     got = worst.got[k]
     name = f"{_TITLES[kind]} at {format_vector(where, 2)}"
     size = float(worst.size[k]) if np.isfinite(worst.size[k]) else None

@@ -82,7 +82,9 @@ class AuditProblems(NamedTuple):
     below); position : (P, 3) float64 where to look; worse : "max" or "min", which way a
     value is worse; unit : what one problem is ("regions", "flights", "runs"); size : (P,)
     float64 how big each is (regions: m^2, flights: the worst rise in m, runs: length in m);
-    size_unit : "m2" or "m".
+    size_unit : "m2" or "m"; centre : (P, 3) float64 the mean position of each problem's
+    rows (risers of a flight, faces of a region): where it is whatever the order of the
+    faces (its identity; ``position`` is its worst row's, which ties may pick by order).
     """
 
     kind: str
@@ -96,6 +98,16 @@ class AuditProblems(NamedTuple):
     unit: str
     size: np.ndarray
     size_unit: str
+    centre: np.ndarray
+
+
+def _centres(owner, position, n) -> np.ndarray:
+    """(n, 3) mean of ``position`` (K, 3) per group ``owner`` (K,)."""
+    if not n:
+        return np.empty((0, 3))
+    count = np.bincount(owner, minlength=n).astype(np.float64)
+    return np.stack([np.bincount(owner, position[:, i], minlength=n) for i in range(3)],
+                    1) / np.maximum(count, 1.0)[:, None]
 
 
 def _groups(labels, value, worse):
@@ -129,10 +141,10 @@ def _regions(kind, result, value, worse, region_area) -> AuditProblems:
         size = np.full(rows.size, np.nan)
     else:
         size = np.asarray(region_area, np.float64)[region[rows]]
+    position = np.asarray(result.position, np.float64).reshape(-1, 3)
     return AuditProblems(kind, severity_of(kind), rows, faces, owner,
-                         np.asarray(value, np.float64)[rows],
-                         np.asarray(result.position, np.float64).reshape(-1, 3)[rows], worse,
-                         "regions", size, "m2")
+                         np.asarray(value, np.float64)[rows], position[rows], worse,
+                         "regions", size, "m2", _centres(owner, position, rows.size))
 
 
 def stand_problems(result) -> AuditProblems:
@@ -161,15 +173,16 @@ def stair_problems(result) -> AuditProblems:
     rise = np.asarray(result.rise, np.float64)
     # a flight's highest bad riser (a riser above the step height is too high: so it is
     # the too-high one when there is one)
-    worst_of, _owner = _groups(flight[bad], rise[bad], "max")
+    worst_of, _ = _groups(flight[bad], rise[bad], "max")
     rows = bad[worst_of]
+    position = np.asarray(result.position, np.float64).reshape(-1, 3)
     covered = np.flatnonzero(np.isin(step, step[bad]))
     bad_flights = flight[rows]
     owner = np.searchsorted(bad_flights, flight[covered]).astype(np.int64)
     return AuditProblems("stairs", severity_of("stairs"), rows,
                          np.asarray(result.riser, np.int64)[covered], owner, rise[rows],
-                         np.asarray(result.position, np.float64).reshape(-1, 3)[rows], "max",
-                         "flights", rise[rows], "m")
+                         position[rows], "max", "flights", rise[rows], "m",
+                         _centres(owner, position[covered], rows.size))
 
 
 def ledge_problems(result) -> AuditProblems:
@@ -178,13 +191,13 @@ def ledge_problems(result) -> AuditProblems:
     n = len(result.faces)
     rows = np.arange(n, dtype=np.int64)
     length = np.asarray(getattr(result, "length", np.full(n, np.nan)), np.float64)
+    position = np.asarray(result.position, np.float64).reshape(-1, 3)
     return AuditProblems("ledges", severity_of("ledges"), rows,
                          np.concatenate([np.asarray(result.faces, np.int64),
                                          np.asarray(result.edge_faces, np.int64)]),
                          np.concatenate([rows, np.asarray(result.edge_run, np.int64)]),
-                         np.asarray(result.drop, np.float64),
-                         np.asarray(result.position, np.float64).reshape(-1, 3), "max", "runs",
-                         length, "m")
+                         np.asarray(result.drop, np.float64), position, "max", "runs",
+                         length, "m", position)
 
 
 _AUDITS = {"stand": stand_problems, "stairs": stair_problems, "headroom": headroom_problems,

@@ -65,9 +65,11 @@ def test_one_finding_per_region_named_by_where_it_is_not_by_face():
     assert len(listed) == 2
     first, second = listed
     # region 0's best try is 0.4 m in (row 1), region 1's 0.1 m (row 4): region 0 first
-    assert first.finding.name == "cramped region at (3.00, 4.00, 5.00)"
+    # named by the mean of its rows (whatever their order), shown at its worst row
+    assert first.finding.name == "cramped region at (1.50, 2.50, 3.50)"
+    assert first.finding.position == (3.0, 4.0, 5.0)
     assert sorted(first.triangles.tolist()) == [0, 1] and first.size == 2.0
-    assert first.where == (3.0, 4.0, 5.0) and first.size_unit == "m2"
+    assert first.where == (1.5, 2.5, 3.5) and first.size_unit == "m2"
     assert "Floor face 1" in first.finding.message and "0.400 m at best" in first.finding.message
     assert second.value == pytest.approx(0.1) and sorted(second.triangles.tolist()) == [2, 3, 4]
     assert "face" not in first.finding.name
@@ -92,7 +94,7 @@ def test_stair_findings_say_the_flight_and_its_riser():
     (first,) = audit_findings("stairs", _stairs(), SimpleNamespace(step_height=0.35))
     f = first.finding
     assert (f.check, f.got, f.severity) == ("stairs", "too_high", "warning")
-    assert f.name == "stair flight at (12.00, 13.00, 14.00)"
+    assert f.name == "stair flight at (5.00, 6.00, 7.00)"  # the mean of its bad risers' rows
     assert "its highest riser 0.50 m, above the step height (0.35 m)" in f.message
 
 
