@@ -2,7 +2,8 @@
 
 Which results are problems, and how bad, is core's rule (``core.checks.findings``), the same
 the report uses: one finding per cramped region, low-headroom region, stair FLIGHT and ledge
-RUN. With spawns (capsules marked Spawn) the problems on floor no spawn reaches are one info
+RUN (a region cramped under a low ceiling is the headroom audit's, listed once). With
+spawns (capsules marked Spawn) the problems on floor no spawn reaches are one info
 row (the flood: ``operators_reach.current_reach``). The operator writes a BOOLEAN face
 attribute (``cc_cannot_stand``, ``cc_stair_problem``, ``cc_low_headroom``, ``cc_ledge``) on
 every face the listed problems cover, another (``..._out_of_reach``) on those out of reach,
@@ -14,7 +15,7 @@ import bpy
 import numpy as np
 
 from .. import core
-from ..core.checks.findings import OUT_OF_REACH, audit_findings
+from ..core.checks.findings import EMPTY_I, OUT_OF_REACH, audit_findings, low_headroom_regions
 from ..core.checks.naming import TriangleNames
 from . import level_parts, operators, operators_reach, results, staleness
 
@@ -56,8 +57,10 @@ def run_audit(context, kind):
         progress.update(1)
         reach = operators_reach.current_reach(context, level, settings)
         progress.update(2)
+        explained = (low_headroom_regions(core.headroom_audit(level.mesh, settings))
+                     if kind == "STAND" else EMPTY_I)  # listed by the headroom audit
         listed = audit_findings(finding_kind, result, settings, reach,
-                                TriangleNames(level).label)
+                                TriangleNames(level).label, explained)
     rows = audit_rows(level, kind, listed, staleness.inputs_key(scene, kind))
     shown = [x for x in listed if x.finding.got != OUT_OF_REACH]
     away = [x for x in listed if x.finding.got == OUT_OF_REACH]

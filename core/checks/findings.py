@@ -41,6 +41,7 @@ OUT_OF_REACH = "out_of_reach"  # the name suffix of the one info per audit scope
 UNSEEN = "unseen"  # the name suffix of the one info counting islands nobody can see
 AUDITS_UNSCOPED = "audits_unscoped"  # level finding: audits ran with no spawn to scope them
 NOTHING_TO_CHECK = "nothing_to_check"
+EMPTY_I = np.empty(0, np.int64)
 _WORDS = {"stand": "cramped", "headroom": "low_headroom", "ledges": "ledge"}
 _TITLES = {"stand": "cramped region", "headroom": "low-headroom region",
            "stairs": "stair flight", "ledges": "ledge"}
@@ -86,6 +87,14 @@ def worst_first(kind: str, result) -> WorstFirst:
                       p.position[order], p.size[order], p.centre[order], got)
 
 
+def _subset(worst: WorstFirst, keep) -> WorstFirst:
+    """``worst`` with only its problems ``keep`` (P,) bool (their triangles stay reachable
+    through ``problem``)."""
+    return WorstFirst(worst.problems, *(x[keep] for x in (
+        worst.problem, worst.rows, worst.faces, worst.value, worst.position, worst.size,
+        worst.centre)), tuple(g for g, k in zip(worst.got, keep) if k))
+
+
 def identity_point(point) -> tuple:
     """``point`` (3,) metres rounded to IDENTITY_GRID: where a finding is, in its identity."""
     q = np.round(np.asarray(point, np.float64) / IDENTITY_GRID) * IDENTITY_GRID
@@ -95,20 +104,19 @@ def identity_point(point) -> tuple:
 def problems_reached(worst: WorstFirst, reach) -> np.ndarray:
     """(P,) bool per problem of ``worst``: it lies on floor a spawn reaches (reachable or a
     trap): one of its triangles carries reachable floor (``triangle_classes``), or reachable
-    floor lies within a cell and a half of its position (a slot beside a reachable yard,
-    whose own faces are all cramped: the character walks to its mouth; a riser: of its top
-    edge or of its foot)."""
+    floor lies within a cell and a half of one of its rows' points (a slot beside a reachable
+    yard, whose own faces are all cramped: the character walks to its mouth; a riser: of
+    its top edge or of its foot, the tread it is climbed from)."""
     n = len(worst.rows)
     if not n:
         return np.zeros(0, bool)
+    p = worst.problems
     classes = np.asarray(triangle_classes(reach))
     on = (classes >= 0) & (classes <= TRAP)
-    p = worst.problems
-    hit = np.zeros(p.rows.size, bool)
     tri = p.triangles
     ok = (tri >= 0) & (tri < on.size)
+    hit = np.zeros(p.rows.size, bool)
     np.logical_or.at(hit, p.owner[ok], on[tri[ok]])
-    reached = hit[worst.problem]
     cell = float(getattr(reach, "cell_size", 0.1))
     up = np.asarray(reach.settings.up, np.float64)
     e1 = np.cross(up, [1.0, 0.0, 0.0] if abs(up[0]) < 0.9 else [0.0, 1.0, 0.0])
@@ -116,13 +124,13 @@ def problems_reached(worst: WorstFirst, reach) -> np.ndarray:
     e2 = np.cross(up, e1)
     ring = cell * np.asarray([a * e1 + b * e2 for a in (-1.5, 0.0, 1.5)
                               for b in (-1.5, 0.0, 1.5)])
-    at = [worst.position]
-    if p.kind == "stairs":  # a riser's top edge, and its foot: the tread below it
-        at.append(worst.position - np.nan_to_num(worst.value)[:, None] * up)
-    probes = np.concatenate([(a[:, None, :] + ring[None]).reshape(-1, 3) for a in at])
-    near = np.asarray(reach.can_reach(probes), bool).reshape(len(at), n, len(ring))
-    near = near.any(axis=(0, 2))
-    return reached | near
+    stepped = p.below > 0.0
+    at = np.concatenate([p.points, p.points[stepped] - p.below[stepped, None] * up])
+    owner = np.concatenate([p.owner, p.owner[stepped]])
+    probes = (at[:, None, :] + ring[None]).reshape(-1, 3)
+    near = np.asarray(reach.can_reach(probes), bool).reshape(len(at), len(ring)).any(1)
+    np.logical_or.at(hit, owner, near)
+    return hit[worst.problem]
 
 
 class Listed(NamedTuple):
@@ -190,23 +198,40 @@ def _out_of_reach(kind, worst: WorstFirst, away) -> Listed:
     n = int(away.size)
     area = float(np.nansum(worst.size[away])) if worst.problems.size_unit == "m2" else None
     how_big = f" ({area:.1f} m²)" if area is not None else ""
-    what = worst.problems.unit if n != 1 else worst.problems.unit[:-1]
+    what = _TITLES[kind] + ("" if n == 1 else "s")
     tris = np.unique(np.concatenate([worst.triangles(int(k)) for k in away]))
     finding = Finding(kind, f"{kind}: {OUT_OF_REACH}", "no problem", OUT_OF_REACH, None,
-                      f"{kind}: {n} {_TITLES[kind]} {what}{how_big} on floor no spawn "
+                      f"{kind}: {n} {what}{how_big} on floor no spawn "
                       f"reaches, not listed one by one (the overlay's Out of Reach shows "
                       f"them)", severity="info")
     return Listed(finding, tris, None, area, worst.problems.size_unit if area else None,
                   None, n)
 
 
-def audit_findings(kind: str, result, settings=None, reach=None, name_of=None) -> list:
+def low_headroom_regions(headroom) -> np.ndarray:
+    """(R,) int64 the cramped regions a ``HeadroomResult`` finds a low ceiling in (empty for
+    None or a result without regions)."""
+    region = getattr(headroom, "region", None)
+    return np.unique(np.asarray(region, np.int64)) if region is not None else EMPTY_I
+
+
+def audit_findings(kind: str, result, settings=None, reach=None, name_of=None,
+                   explained=EMPTY_I) -> list:
     """``Listed`` findings of audit ``kind`` (AUDIT_KINDS) for its ``result``, worst first:
     one per problem. ``reach``: a ``core.reachability`` result (the level has spawns): the
     problems on floor no spawn reaches become one info (``problems_reached``). ``name_of``:
-    callable(triangle) -> str naming the worst row's face in the message, or None."""
+    callable(triangle) -> str naming the worst row's face in the message, or None.
+    ``explained``: for the stand test, the cramped regions the headroom audit lists
+    (``low_headroom_regions``): a region cramped under a low ceiling is that one problem,
+    listed once, by its cause."""
     worst = worst_first(kind, result)
-    keep = np.ones(len(worst.rows), bool) if reach is None else problems_reached(worst, reach)
+    keep = np.ones(len(worst.rows), bool)
+    if kind == "stand" and len(explained) and hasattr(result, "region"):
+        keep = ~np.isin(np.asarray(result.region, np.int64)[worst.rows], explained)
+        worst = _subset(worst, keep)
+        keep = keep[keep]
+    if reach is not None:
+        keep = problems_reached(worst, reach)
     out = [_problem(kind, worst, k, settings, name_of) for k in np.flatnonzero(keep)]
     away = np.flatnonzero(~keep)
     if away.size:

@@ -84,7 +84,11 @@ class AuditProblems(NamedTuple):
     float64 how big each is (regions: m^2, flights: the worst rise in m, runs: length in m);
     size_unit : "m2" or "m"; centre : (P, 3) float64 the mean position of each problem's
     rows (risers of a flight, faces of a region): where it is whatever the order of the
-    faces (its identity; ``position`` is its worst row's, which ties may pick by order).
+    faces (its identity; ``position`` is its worst row's, which ties may pick by order);
+    points : (K, 3) float64 a place of each triangle's row (a cramped cell, a riser's top
+    edge, a run's point) and below : (K,) metres how far under it the floor the character
+    comes from lies (a riser's rise, else 0): where a spawn's floor must be near for the
+    problem to be met (``findings.problems_reached``).
     """
 
     kind: str
@@ -99,6 +103,8 @@ class AuditProblems(NamedTuple):
     size: np.ndarray
     size_unit: str
     centre: np.ndarray
+    points: np.ndarray
+    below: np.ndarray
 
 
 def _centres(owner, position, n) -> np.ndarray:
@@ -129,8 +135,9 @@ def _groups(labels, value, worse):
 def _regions(kind, result, value, worse, region_area) -> AuditProblems:
     """One problem per cramped region of the rows (faces) of ``result``: every face of the
     region, the value and position of its row of least value (stand: the shallowest best
-    try, headroom: the lowest clearance), the region's area; ``worse`` orders problems. A face too small to
-    hold a cell is a row of the region of its centroid's cell (audits/stand.py), never a
+    try, headroom: the lowest clearance), the region's area; ``worse`` orders problems. A
+    face too small to hold a cell is a row of the region of its centroid's cell
+    (audits/stand.py), never a
     problem of its own. Results without regions (stand-ins) have one problem per row."""
     faces = np.asarray(result.faces, np.int64)
     region = np.asarray(getattr(result, "region", np.arange(faces.size)), np.int64)
@@ -144,7 +151,8 @@ def _regions(kind, result, value, worse, region_area) -> AuditProblems:
     position = np.asarray(result.position, np.float64).reshape(-1, 3)
     return AuditProblems(kind, severity_of(kind), rows, faces, owner,
                          np.asarray(value, np.float64)[rows], position[rows], worse,
-                         "regions", size, "m2", _centres(owner, position, rows.size))
+                         "regions", size, "m2", _centres(owner, position, rows.size), position,
+                         np.zeros(faces.size))
 
 
 def stand_problems(result) -> AuditProblems:
@@ -182,7 +190,8 @@ def stair_problems(result) -> AuditProblems:
     return AuditProblems("stairs", severity_of("stairs"), rows,
                          np.asarray(result.riser, np.int64)[covered], owner, rise[rows],
                          position[rows], "max", "flights", rise[rows], "m",
-                         _centres(owner, position[covered], rows.size))
+                         _centres(owner, position[covered], rows.size), position[covered],
+                         rise[covered])
 
 
 def ledge_problems(result) -> AuditProblems:
@@ -197,7 +206,10 @@ def ledge_problems(result) -> AuditProblems:
                                          np.asarray(result.edge_faces, np.int64)]),
                          np.concatenate([rows, np.asarray(result.edge_run, np.int64)]),
                          np.asarray(result.drop, np.float64), position, "max", "runs",
-                         length, "m", position)
+                         length, "m", position,
+                         np.concatenate([position, position[np.asarray(result.edge_run,
+                                                                       np.int64)]]),
+                         np.zeros(n + len(result.edge_faces)))
 
 
 _AUDITS = {"stand": stand_problems, "stairs": stair_problems, "headroom": headroom_problems,

@@ -28,7 +28,14 @@ import numpy as np
 
 from ..walk.walkthrough import FRAME_RATES, compare_frame_rates, walkthrough_many
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test
-from .findings import IDENTITY_GRID, Listed, audit_findings, level_findings, region_findings
+from .findings import (
+    IDENTITY_GRID,
+    Listed,
+    audit_findings,
+    level_findings,
+    low_headroom_regions,
+    region_findings,
+)
 from .naming import TriangleNames
 from .problems import AUDIT_KINDS
 from .reachability import reachability
@@ -276,13 +283,14 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
         out.append((Listed(finding, np.asarray(tris, np.int64), value), True))
     reach = res.reach.result if res.reach is not None else None
     ran = False
+    explained = low_headroom_regions(res.headroom)
     for kind in AUDIT_KINDS:
         result = getattr(res, kind)
         if result is None:
             continue
         ran = True
         out.extend((listed, False) for listed in audit_findings(
-            kind, result, res.settings, reach, names.label))
+            kind, result, res.settings, reach, names.label, explained))
     if reach is not None:
         out.extend((listed, False) for listed in region_findings(reach))
     unscoped = ran and reach is None

@@ -75,10 +75,13 @@ def test_main_job_reports_the_two_level_bugs_where_they_are(main_job):
     designed["Main Route"] = "step_too_high"  # bug 2
     designed["Walk Ledge"] = "reached_goal"  # expects fell: it falls, then reaches its goal
     assert verdicts == designed
-    # the audits' problems are findings too: the 45 cm risers are warnings, ledges infos
+    # the audits' problems are findings too, one per problem: the 45 cm flight and the
+    # flight without treads are warnings (each with every bad riser's faces), ledges infos
     stairs = [f for f in level["findings"] if f["check"] == "stairs"]
-    assert {f["name"] for f in stairs if f["got"] == "too_high"} == {
-        "Stairs 45cm face 2", "Stairs 45cm face 4", "Stairs 45cm face 6"}
+    assert [f["got"] for f in stairs] == ["too_high", "too_shallow"]
+    assert {x["object"] for x in stairs[0]["faces"]} == {"Stairs 45cm"}
+    assert sorted({x["face"] for x in stairs[0]["faces"]}) == [2, 4, 6]  # its three risers
+    assert stairs[0]["name"].startswith("stair flight at (")
     assert {f["severity"] for f in stairs} == {"warning"}
     assert {f["severity"] for f in level["findings"] if f["check"] == "ledges"} == {"info"}
     # the console: one table naming objects and positions, the findings, then the outputs
@@ -86,7 +89,7 @@ def test_main_job_reports_the_two_level_bugs_where_they_are(main_job):
     assert "on Curb 45cm face" in proc.stdout
     assert "ERROR: path Main Route does not reach its goal" in proc.stdout
     warnings = doc["summary"]["by_severity"]["warning"]
-    assert warnings >= 7  # 3 risers too high, 4 treads too shallow, and the audits' others
+    assert warnings >= 4  # two flights, the corridor's and the low ceiling's regions, islands
     assert f"2 error(s), {warnings} warning(s)" in proc.stdout
     assert "2 fail the gate" in proc.stdout
     tail = proc.stdout.rstrip().splitlines()
@@ -124,10 +127,11 @@ def test_junit_has_a_case_per_capsule_path_and_audit_and_fails_the_two_bugs(main
     message = cases["walk: Main Route"].find("failure").get("message")
     assert "does not reach its goal" in message and "Curb 45cm" in message
     stairs = cases["audit: stairs"].find("system-out").text.splitlines()
-    assert sum(line.startswith("warning: Stairs 45cm face") for line in stairs) == 3
+    assert sum(line.startswith("warning: stair flight on Stairs 45cm face") for line in
+               stairs) == 1  # one flight, one line
     islands = cases["reachability"].find("system-out").text.splitlines()
-    assert any(line.startswith("warning: Curb 45cm face 1: 8.0 m^2 of standable floor no "
-                               "spawn reaches") for line in islands)  # the main route's bug
+    assert "warning: island: 8.0 m² of standable floor no spawn reaches, e.g. at (5.94, " \
+           "30.94, 0.45)" in islands  # the curb's top: the main route's bug
     assert float(cases["reachability"].get("time")) > 0.0
     attached = cases["capsule: Spawn Corridor"].find("system-out").text
     assert "[[ATTACHMENT|finding-0-1.png]]" in attached

@@ -11,6 +11,7 @@ from capsule_collision.core.checks.findings import (
     audit_findings,
     identity_point,
     level_findings,
+    low_headroom_regions,
     region_findings,
     worst_first,
 )
@@ -75,6 +76,19 @@ def test_one_finding_per_region_named_by_where_it_is_not_by_face():
     assert "face" not in first.finding.name
 
 
+def test_a_region_cramped_by_a_low_ceiling_is_listed_once_by_headroom():
+    """Stand test and headroom share the cramped regions: one under a low ceiling is the
+    headroom audit's problem (its cause), the stand test lists only the others."""
+    stand = _stand(np.array([0, 0, 1, 2, 2]))
+    headroom = SimpleNamespace(faces=np.array([2]), clearance=np.array([1.2]),
+                               position=np.zeros((1, 3)), region=np.array([1]))
+    explained = low_headroom_regions(headroom)
+    assert explained.tolist() == [1]
+    listed = audit_findings("stand", stand, explained=explained)
+    assert sorted(sorted(x.triangles.tolist()) for x in listed) == [[0, 1], [3, 4]]
+    assert low_headroom_regions(None).size == 0
+
+
 def test_identity_point_rounds_to_the_grid():
     assert identity_point((0.12, -0.13, 1.0)) == (0.0, -0.25, 1.0)
     assert identity_point((-0.1, 0.0, 0.0)) == (0.0, 0.0, 0.0)  # never -0.0
@@ -126,7 +140,7 @@ def test_problems_on_floor_no_spawn_reaches_are_one_info(monkeypatch):
     info = listed[-1]
     assert info.count == 2 and info.size == 4.0 and info.triangles.tolist() == [0, 1]
     assert info.finding.name == "stand: out_of_reach" and info.finding.got == "out_of_reach"
-    assert "2 cramped region regions (4.0 m²) on floor no spawn reaches" in info.finding.message
+    assert "2 cramped regions (4.0 m²) on floor no spawn reaches" in info.finding.message
 
 
 def test_invisible_islands_are_one_info_and_a_visible_one_says_why():

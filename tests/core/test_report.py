@@ -256,8 +256,9 @@ def test_identity_survives_reversed_faces_and_a_deleted_triangle():
 
     mesh = one_problem_scene()
     before = combine_levels([_rooms_report(mesh)])
-    assert {f["check"] for f in before["levels"][0]["findings"]} >= {
-        "stand", "headroom", "stairs", "ledges"}
+    checks = [f["check"] for f in before["levels"][0]["findings"]]
+    assert set(checks) >= {"headroom", "stairs", "ledges", "islands"}
+    assert "stand" not in checks  # the passage is cramped by its low ceiling: one problem
     v, t = mesh.vertices, mesh.triangles
     ceiling = np.flatnonzero((mesh.normals[:, 2] < -0.99) & (v[t[:, 0], 0] > 30.0))[0]
     t = np.delete(t, ceiling, axis=0)
@@ -271,8 +272,8 @@ def test_identity_survives_reversed_faces_and_a_deleted_triangle():
     assert not any("face" in n for n in names), names  # no face index in any identity
     # a finding moved by more than one identity step is new
     moved = json.loads(json.dumps(before))
-    f = next(f for f in moved["levels"][0]["findings"] if f["check"] == "stand")
+    f = next(f for f in moved["levels"][0]["findings"] if f["check"] == "headroom")
     f["where"][0] += 0.5
     remarked = mark_baseline(json.loads(json.dumps(after)), moved)
     assert remarked["summary"]["new_findings"] == 1
-    assert remarked["levels"][0]["findings"][0]["check"] == "stand"  # new first
+    assert remarked["levels"][0]["findings"][0]["check"] == "headroom"  # new first
