@@ -23,6 +23,7 @@ KIND_ICONS = {
     "ISLAND": "MESH_PLANE",
     "TRAP": "TRIA_DOWN",
 }
+KIND_NAMES = {kind: name for kind, name, _ in properties.RESULT_KINDS}
 ADVANCED_SETTINGS = ("min_step_depth", "skin_width", "snap_distance", "speed", "gravity",
                      "max_fall_speed", "max_iterations", "jump_height")
 
@@ -97,12 +98,68 @@ class CAPSULE_COLLISION_UL_results(bpy.types.UIList):
 
     def filter_items(self, _context, data, propname):
         rows = getattr(data, propname)
-        flags = [self.bitflag_filter_item] * len(rows)
+        shown = shown_rows(rows, getattr(data, "show_all_results", True))
+        flags = [self.bitflag_filter_item if k in shown else 0 for k in range(len(rows))]
         if self.filter_name:
             needle = self.filter_name.lower()
-            flags = [self.bitflag_filter_item if needle in r.label.lower() else 0
-                     for r in rows]
-        return flags, []
+            flags = [f if needle in r.label.lower() else 0 for f, r in zip(flags, rows)]
+        return flags, grouped_order(rows)
+
+
+ROWS_PER_CHECK = 5  # finding rows listed per check when "Show All" is off (worst first)
+_FINDING_SEVERITIES = ("ERROR", "WARNING", "INFO")
+
+
+def grouped_order(rows) -> list[int]:
+    """The list position of each row: grouped per check (row kind, in the order the kinds
+    first appear), each group's errors, then warnings, infos and the rest, each in row order
+    (core lists a check's findings worst first)."""
+    first: dict = {}
+    keys = []
+    for k, r in enumerate(rows):
+        group = first.setdefault(r.kind, len(first))
+        severity = (_FINDING_SEVERITIES.index(r.severity) if r.severity in _FINDING_SEVERITIES
+                    else len(_FINDING_SEVERITIES))
+        keys.append((group, severity, k))
+    order = sorted(range(len(rows)), key=keys.__getitem__)
+    position = [0] * len(rows)
+    for pos, k in enumerate(order):
+        position[k] = pos
+    return position
+
+
+def shown_rows(rows, show_all: bool) -> set[int]:
+    """Row indices listed: all, or per check the worst ROWS_PER_CHECK findings and every row
+    that is no finding (passed rows, summaries)."""
+    if show_all:
+        return set(range(len(rows)))
+    order = grouped_order(rows)
+    by_position = sorted(range(len(rows)), key=order.__getitem__)
+    seen: dict = {}
+    shown = set()
+    for k in by_position:
+        r = rows[k]
+        if r.severity in _FINDING_SEVERITIES:
+            seen[r.kind] = seen.get(r.kind, 0) + 1
+            if seen[r.kind] > ROWS_PER_CHECK:
+                continue
+        shown.add(k)
+    return shown
+
+
+def check_counts(rows) -> list[tuple[str, str]]:
+    """(kind, "3 warnings, 1 info") per check with findings, in the order kinds appear: the
+    counts of core's findings (one row each), what report.json and JUnit count."""
+    counts: dict = {}
+    for r in rows:
+        if r.severity in _FINDING_SEVERITIES:
+            c = counts.setdefault(r.kind, dict.fromkeys(_FINDING_SEVERITIES, 0))
+            c[r.severity] += 1
+    out = []
+    for kind, c in counts.items():
+        words = [f"{n} {s.lower()}{'' if n == 1 else 's'}" for s, n in c.items() if n]
+        out.append((kind, ", ".join(words)))
+    return out
 
 
 def draw_summary(layout, scene):
@@ -258,6 +315,15 @@ class CAPSULE_COLLISION_PT_results(SidebarPanel):
         scene = context.scene
         s = scene.capsule_collision
         reasons = stale_reasons(scene, getattr(context, "view_layer", None))
+        counts = check_counts(s.results)
+        if counts:
+            col = layout.column(align=True)
+            for kind, words in counts:
+                col.label(text=f"{KIND_NAMES.get(kind, kind.title())}: {words}",
+                          icon=KIND_ICONS.get(kind, "DOT"))
+            hidden = len(s.results) - len(shown_rows(s.results, s.show_all_results))
+            label = "Show All" if not hidden else f"Show All ({hidden} more)"
+            layout.prop(s, "show_all_results", text=label)
         layout.template_list("CAPSULE_COLLISION_UL_results", "", s, "results", s,
                              "results_index", rows=5)
         row = layout.row(align=True)

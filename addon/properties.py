@@ -363,6 +363,11 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
 
     results: CollectionProperty(type=CAPSULE_COLLISION_PG_result)
     results_index: IntProperty(name="Result", default=-1)
+    show_all_results: BoolProperty(
+        name="Show All", default=False,
+        description="List every finding of each check; off: the worst few of each (Next and "
+        "Previous still walk them all)",
+    )
 
     walk_counts: IntVectorProperty(
         name="Walkability Faces", size=4, min=0,

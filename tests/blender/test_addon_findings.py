@@ -186,6 +186,22 @@ def test_the_panel_report_json_and_junit_count_the_same_findings(scene, bpy_modu
     for (_, severity), n in report.items():
         by_severity[severity] = by_severity.get(severity, 0) + n
     assert junit == by_severity
+    # the panel: counts per check as the report counts them, the worst few of each listed
+    text = dict(mods.panels.check_counts(scene.capsule_collision.results))
+    assert text["STAIRS"] == "2 warnings"
+    ledges = report[("ledges", "info")]
+    assert ledges > mods.panels.ROWS_PER_CHECK and text["LEDGE"] == f"{ledges} infos"
+    rows = scene.capsule_collision.results
+    shown = mods.panels.shown_rows(rows, False)
+    assert sum(rows[k].kind == "LEDGE" for k in shown) == mods.panels.ROWS_PER_CHECK
+    assert len(mods.panels.shown_rows(rows, True)) == len(rows)
+    order = mods.panels.grouped_order(rows)
+    listed = [rows[k] for k in sorted(range(len(rows)), key=order.__getitem__)]
+    kinds = [r.kind for r in listed]
+    assert all(kinds.index(k) + kinds.count(k) - 1 == len(kinds) - 1 - kinds[::-1].index(k)
+               for k in set(kinds))  # each check's rows together
+    islands = [r for r in listed if r.kind == "ISLAND"]
+    assert [r.value for r in islands] == sorted((r.value for r in islands), reverse=True)
 
 
 # ---------------------------------------------------------------- next / previous
