@@ -29,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .problems import AuditProblems, audit_problems
-from .reachability import ISLAND, TRAP, triangle_classes
+from .reachability import TRAP, triangle_classes
 from .verdicts import Finding, format_vector
 
 # Metres: the grid a problem's position is rounded to in its identity. Coarser than float

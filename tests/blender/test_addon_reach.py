@@ -457,7 +457,8 @@ def test_the_cli_takes_a_blends_spawn_capsules_as_spawns(scene, bpy_module, tmp_
                      ("islands", "island at (9.00, 1.50, 2.00)", "warning"),
                      ("traps", "trap at (3.00, 3.00, -1.50)", "warning")]
     island = [f for f in level["findings"] if f["check"] == "islands"][0]
-    assert island["faces"][0]["object"] == "Platform" and island["face_count"] == 2  # its two triangles
+    assert island["faces"][0]["object"] == "Platform"
+    assert island["face_count"] == 2  # its two triangles
     assert island["position"][2] == pytest.approx(0.36)
     _pictured(bpy, scene, tmp_path / "out", level)
     (tmp_path / "reach.levelcheck.json").write_text(json.dumps({"targets": [

@@ -634,3 +634,63 @@ def test_readme_first_command_runs_levelcheck_and_second_is_ci():
     assert blocks[0] == README_FIRST, "the README's first command runs the CLI on the sample"
     assert blocks[1] == test_cmd, "the README's second command must be CI's test command"
     assert ci.rstrip().splitlines()[-1] == 'bash -c "$test_command"'
+
+
+# ---------------------------------------------------------------- a shipped map (issue 24)
+def _junit_findings(path, cases=None) -> dict:
+    """{severity: findings} JUnit lists (failure and system-out lines, attachments aside),
+    over the test cases named ``cases`` (all when None)."""
+    counts: dict = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        if cases is not None and case.get("name") not in cases:
+            continue
+        for part in ("failure", "system-out"):
+            node = case.find(part)
+            for line in ([] if node is None else (node.text or "").splitlines()):
+                if not line.startswith("[[ATTACHMENT"):
+                    counts[line.split(":", 1)[0]] = counts.get(line.split(":", 1)[0], 0) + 1
+    return counts
+
+
+@pytest.mark.slow
+def test_a_shipped_map_lists_problems_where_a_player_can_be(tmp_path):
+    """Issue 24 on a shipped brush map (OpenArena's am_lavaarena clip mesh, Z-up OBJ, its own
+    spawns in a sidecar, Quake's player): report.json and junit.xml count the same findings;
+    each stand and headroom warning lies on floor a spawn reaches (checked against the flood
+    of the same level: one of its faces carries reachable floor, or reachable floor lies
+    within 0.6 m of its faces); the problems nobody reaches are one info per audit."""
+    import real_levels  # noqa: PLC0415
+    from capsule_collision import core  # noqa: PLC0415
+    from capsule_collision.core.checks.reachability import TRAP, triangle_classes  # noqa: PLC0415
+
+    level = real_levels.load("am_lavaarena", clip=True)
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"spawns": level.spawn_feet.tolist()}))
+    player = [a for k, v in real_levels.QUAKE_PLAYER.items() for a in ("--set", f"{k}={v}")]
+    out = tmp_path / "out"
+    proc = levelcheck(level.obj, "--up", "Z", "--spec", spec, *player, "--out", out,
+                      "--no-png", "--quiet", "--checks",
+                      "stand,stairs,headroom,ledges,reachability", timeout=1800)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (lv,) = _report(out)["levels"]
+    by_severity: dict = {}
+    for f in lv["findings"]:
+        by_severity[f["severity"]] = by_severity.get(f["severity"], 0) + 1
+    assert _junit_findings(out / "junit.xml") == by_severity
+    warned = [f for f in lv["findings"]
+              if f["check"] in ("stand", "headroom") and f["severity"] == "warning"]
+    assert warned and len(warned) <= 40
+    assert all("face" not in f["name"] for f in warned)  # named by where, not by index
+    away = [f for f in lv["findings"] if f["got"] == "out_of_reach"]
+    assert away and all(f["severity"] == "info" and f["count"] >= 1 for f in away)
+    # the flood of the same level, in core: each warning's faces meet reachable floor
+    mesh = core.TriangleMesh(level.vertices, level.triangles)
+    reach = core.reachability(mesh, level.spawn_feet,
+                              core.ControllerSettings(**real_levels.QUAKE_PLAYER))
+    on = triangle_classes(reach)
+    floor = reach.cell_points[reach.cell_class <= TRAP]
+    for f in warned:
+        tris = np.array([x["triangle"] for x in f["faces"]])
+        corners = mesh.vertices[mesh.triangles[tris]].reshape(-1, 3)
+        near = np.abs(floor[:, None, :] - corners[None]).max(2).min() <= 0.6
+        assert ((on[tris] >= 0) & (on[tris] <= TRAP)).any() or near, f["message"]
