@@ -77,7 +77,7 @@ def run_audit(context, kind):
             "HEADROOM": "low-headroom regions", "LEDGE": "ledge runs"}[kind]
     message = f"{title}: {len(shown)} {unit}"
     if away:
-        message += f", {away[0].count} more on floor no spawn reaches (one info row)"
+        message += f", {away[0].counted} more on floor no spawn reaches (one info row)"
     elif reach is None and shown:
         message += "; mark a spawn to list only those on floor a player can reach"
     return message + operators.edit_note(edited)

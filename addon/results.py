@@ -359,7 +359,7 @@ def finding_rows(level, kind, listed, key) -> list[dict]:
 
 def faces_by_mesh(level, tris) -> dict:
     """{mesh name: original faces} of the level triangles ``tris`` (for a face attribute)."""
-    out = {}
+    out: dict = {}
     for obj_index, faces, _unmapped, _ in group_triangles(level, tris):
         target = object_for(level.objects[obj_index])
         if target is not None and target.type == "MESH":

@@ -90,9 +90,9 @@ def worst_first(kind: str, result) -> WorstFirst:
 def _subset(worst: WorstFirst, keep) -> WorstFirst:
     """``worst`` with only its problems ``keep`` (P,) bool (their triangles stay reachable
     through ``problem``)."""
-    return WorstFirst(worst.problems, *(x[keep] for x in (
-        worst.problem, worst.rows, worst.faces, worst.value, worst.position, worst.size,
-        worst.centre)), tuple(g for g, k in zip(worst.got, keep) if k))
+    return WorstFirst(worst.problems, worst.problem[keep], worst.rows[keep], worst.faces[keep],
+                      worst.value[keep], worst.position[keep], worst.size[keep],
+                      worst.centre[keep], tuple(g for g, k in zip(worst.got, keep) if k))
 
 
 def identity_point(point) -> tuple:
@@ -137,7 +137,7 @@ class Listed(NamedTuple):
     """A finding with what the report, the panel and the pictures show of it: ``triangles``
     (F,) int64 its faces (to select), ``value`` metres or None, ``size`` m^2 or m (None),
     ``size_unit`` "m2" / "m" / None, ``where`` its identity position (IDENTITY_GRID) or
-    None, ``count`` how many problems it stands for (1, or the problems an info counts)."""
+    None, ``counted`` how many problems it stands for (1, or the problems an info counts)."""
 
     finding: Finding
     triangles: np.ndarray
@@ -145,7 +145,7 @@ class Listed(NamedTuple):
     size: float | None = None
     size_unit: str | None = None
     where: tuple | None = None
-    count: int = 1
+    counted: int = 1
 
 
 def _size_words(size, unit) -> str:

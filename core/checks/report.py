@@ -353,7 +353,8 @@ def finding_key(level: dict, finding: dict) -> tuple:
 
 def _known(baseline: dict):
     """(exact keys, {key: (W, 3) wheres}) of a baseline document's findings."""
-    exact, wheres = set(), {}
+    exact: set = set()
+    wheres: dict = {}
     for lv in baseline.get("levels", []):
         for f in lv["findings"]:
             key = finding_key(lv, f)

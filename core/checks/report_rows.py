@@ -188,7 +188,7 @@ def finding_row(listed, names: TriangleNames, bracket: bool = True) -> dict:
     row["size"] = None if listed.size is None else round(float(listed.size), 4)
     row["size_unit"] = listed.size_unit if listed.size is not None else None
     row["where"] = None if listed.where is None else [float(x) for x in listed.where]
-    row["count"] = int(listed.count)
+    row["count"] = int(listed.counted)
     if not bracket:
         return row
     by_object: dict = {}

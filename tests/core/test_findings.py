@@ -56,7 +56,7 @@ def _stand(region=None):
 def test_every_problem_is_listed_no_cap():
     """Issue 27: no "at most 100 per audit": every problem is its own finding."""
     listed = audit_findings("stand", _stand())
-    assert len(listed) == 5 and all(x.count == 1 for x in listed)
+    assert len(listed) == 5 and all(x.counted == 1 for x in listed)
     assert [x.finding.position[0] for x in listed] == [0.0, 3.0, 6.0, 9.0, 12.0]  # deepest first
 
 
@@ -138,7 +138,7 @@ def test_problems_on_floor_no_spawn_reaches_are_one_info(monkeypatch):
     assert [x.finding.severity for x in listed] == ["warning"] * 3 + ["info"]
     assert sorted(int(x.triangles[0]) for x in listed[:3]) == [2, 3, 4]
     info = listed[-1]
-    assert info.count == 2 and info.size == 4.0 and info.triangles.tolist() == [0, 1]
+    assert info.counted == 2 and info.size == 4.0 and info.triangles.tolist() == [0, 1]
     assert info.finding.name == "stand: out_of_reach" and info.finding.got == "out_of_reach"
     assert "2 cramped regions (4.0 m²) on floor no spawn reaches" in info.finding.message
 
@@ -152,7 +152,7 @@ def test_invisible_islands_are_one_info_and_a_visible_one_says_why():
     hull = SimpleNamespace(faces=np.array([9]), area=500.0, point=np.ones(3), visible=False)
     trap = SimpleNamespace(faces=np.array([5]), area=1.0, point=np.full(3, 5.0))
     out = region_findings(SimpleNamespace(islands=(hull, roof, seen), traps=(trap,)))
-    assert [(x.finding.check, x.finding.severity, x.count) for x in out] == [
+    assert [(x.finding.check, x.finding.severity, x.counted) for x in out] == [
         ("islands", "warning", 1), ("islands", "info", 2), ("traps", "warning", 1)]
     assert out[0].finding.name == "island at (1.00, 2.00, 3.00)"
     assert out[0].finding.message.endswith("; riser 0.41 m > step height 0.35 m at "
