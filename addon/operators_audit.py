@@ -7,7 +7,8 @@ spawns (capsules marked Spawn) the problems on floor no spawn reaches are one in
 row (the flood: ``operators_reach.current_reach``). The operator writes a BOOLEAN face
 attribute (``cc_cannot_stand``, ``cc_stair_problem``, ``cc_low_headroom``, ``cc_ledge``) on
 every face the listed problems cover, another (``..._out_of_reach``) on those out of reach,
-and one row per finding, selectable like the penetration rows; an audit that finds nothing
+and one row per finding, selectable like the penetration rows (the attribute also flags a
+cramped region listed by the headroom audit: it is data, the rows are findings); an audit that finds nothing
 leaves one passed row. Values are metres in the rows' ``value``.
 """
 
@@ -17,6 +18,7 @@ import numpy as np
 from .. import core
 from ..core.checks.findings import EMPTY_I, OUT_OF_REACH, audit_findings, low_headroom_regions
 from ..core.checks.naming import TriangleNames
+from ..core.checks.problems import audit_problems
 from . import level_parts, operators, operators_reach, results, staleness
 
 # row kind -> (core audit, finding kind, title, label of one object's row)
@@ -64,9 +66,10 @@ def run_audit(context, kind):
     rows = audit_rows(level, kind, listed, staleness.inputs_key(scene, kind))
     shown = [x for x in listed if x.finding.got != OUT_OF_REACH]
     away = [x for x in listed if x.finding.got == OUT_OF_REACH]
-    tris = (np.concatenate([x.triangles for x in shown]) if shown
-            else np.empty(0, np.int64))
     out_tris = away[0].triangles if away else np.empty(0, np.int64)
+    # the attribute: every problem's faces the audit found (a region the headroom audit
+    # lists included), but those nobody reaches, which have their own attribute
+    tris = np.setdiff1d(audit_problems(finding_kind, result).triangles, out_tris)
     results.write_face_flags(level, results.AUDIT_ATTRIBUTES[kind],
                              results.faces_by_mesh(level, tris))
     results.write_face_flags(level, results.OUT_OF_REACH_ATTRIBUTES[kind],

@@ -101,15 +101,55 @@ def identity_point(point) -> tuple:
     return tuple(round(float(x), 4) + 0.0 for x in q)
 
 
-def problems_reached(worst: WorstFirst, reach) -> np.ndarray:
+def _ring(reach) -> np.ndarray:
+    """(9, 3) offsets of 1.5 cells around a point (and the point), across ``up``."""
+    cell = float(getattr(reach, "cell_size", 0.1))
+    up = np.asarray(reach.settings.up, np.float64)
+    e1 = np.cross(up, [1.0, 0.0, 0.0] if abs(up[0]) < 0.9 else [0.0, 1.0, 0.0])
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(up, e1)
+    return cell * np.asarray([a * e1 + b * e2 for a in (-1.5, 0.0, 1.5)
+                              for b in (-1.5, 0.0, 1.5)])
+
+
+def _near_reachable(reach, points) -> np.ndarray:
+    """(K,) bool: floor a spawn reaches (within a step up or down, ``can_reach``) lies within
+    1.5 cells of each of ``points`` (K, 3)."""
+    ring = _ring(reach)
+    probes = (np.asarray(points, np.float64)[:, None, :] + ring[None]).reshape(-1, 3)
+    return np.asarray(reach.can_reach(probes), bool).reshape(-1, len(ring)).any(1)
+
+
+def _regions_reached(worst: WorstFirst, reach, result) -> np.ndarray | None:
+    """For cramped-region problems of the reachability's own standable map: (P,) bool, a
+    cell of the region lies within 1.5 cells (and a step) of floor a spawn reaches (the
+    character walks to its edge); None when the problems are not its regions."""
+    smap = getattr(reach, "standable", None)
+    region = getattr(result, "region", None)
+    area = getattr(result, "region_area", None)
+    if (worst.problems.unit != "regions" or smap is None or region is None or area is None
+            or len(area) != len(smap.region_area)):
+        return None
+    spans = np.flatnonzero(smap.region >= 0)
+    hit = np.zeros(len(smap.region_area), bool)
+    if spans.size:
+        np.logical_or.at(hit, smap.region[spans], _near_reachable(reach, smap.foot[spans]))
+    return hit[np.asarray(region, np.int64)[worst.rows]]
+
+
+def problems_reached(worst: WorstFirst, reach, result=None) -> np.ndarray:
     """(P,) bool per problem of ``worst``: it lies on floor a spawn reaches (reachable or a
-    trap): one of its triangles carries reachable floor (``triangle_classes``), or reachable
-    floor lies within a cell and a half of one of its rows' points (a slot beside a reachable
-    yard, whose own faces are all cramped: the character walks to its mouth; a riser: of
-    its top edge or of its foot, the tread it is climbed from)."""
+    trap) or beside it, where the character walks into it. A cramped or low-headroom region
+    (``result`` the audit's, on the flood's own standable map): one of its cells lies within
+    1.5 cells and a step of reachable floor. Other problems: reachable floor lies within 1.5
+    cells of one of their rows' points (a riser: of its top edge or of its foot, the tread
+    it is climbed from), or one of their faces carries it (``triangle_classes``)."""
     n = len(worst.rows)
     if not n:
         return np.zeros(0, bool)
+    regions = _regions_reached(worst, reach, result)
+    if regions is not None:
+        return regions
     p = worst.problems
     classes = np.asarray(triangle_classes(reach))
     on = (classes >= 0) & (classes <= TRAP)
@@ -117,19 +157,11 @@ def problems_reached(worst: WorstFirst, reach) -> np.ndarray:
     ok = (tri >= 0) & (tri < on.size)
     hit = np.zeros(p.rows.size, bool)
     np.logical_or.at(hit, p.owner[ok], on[tri[ok]])
-    cell = float(getattr(reach, "cell_size", 0.1))
     up = np.asarray(reach.settings.up, np.float64)
-    e1 = np.cross(up, [1.0, 0.0, 0.0] if abs(up[0]) < 0.9 else [0.0, 1.0, 0.0])
-    e1 /= np.linalg.norm(e1)
-    e2 = np.cross(up, e1)
-    ring = cell * np.asarray([a * e1 + b * e2 for a in (-1.5, 0.0, 1.5)
-                              for b in (-1.5, 0.0, 1.5)])
     stepped = p.below > 0.0
     at = np.concatenate([p.points, p.points[stepped] - p.below[stepped, None] * up])
     owner = np.concatenate([p.owner, p.owner[stepped]])
-    probes = (at[:, None, :] + ring[None]).reshape(-1, 3)
-    near = np.asarray(reach.can_reach(probes), bool).reshape(len(at), len(ring)).any(1)
-    np.logical_or.at(hit, owner, near)
+    np.logical_or.at(hit, owner, _near_reachable(reach, at))
     return hit[worst.problem]
 
 
@@ -231,7 +263,7 @@ def audit_findings(kind: str, result, settings=None, reach=None, name_of=None,
         worst = _subset(worst, keep)
         keep = keep[keep]
     if reach is not None:
-        keep = problems_reached(worst, reach)
+        keep = problems_reached(worst, reach, result)
     out = [_problem(kind, worst, k, settings, name_of) for k in np.flatnonzero(keep)]
     away = np.flatnonzero(~keep)
     if away.size:

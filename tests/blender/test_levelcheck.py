@@ -656,9 +656,10 @@ def _junit_findings(path, cases=None) -> dict:
 def test_a_shipped_map_lists_problems_where_a_player_can_be(tmp_path):
     """Issue 24 on a shipped brush map (OpenArena's am_lavaarena clip mesh, Z-up OBJ, its own
     spawns in a sidecar, Quake's player): report.json and junit.xml count the same findings;
-    each stand and headroom warning lies on floor a spawn reaches (checked against the flood
-    of the same level: one of its faces carries reachable floor, or reachable floor lies
-    within 0.6 m of its faces); the problems nobody reaches are one info per audit."""
+    each stand and headroom warning lies on floor a spawn reaches or beside it (checked
+    against the flood of the same level: one of its faces carries reachable floor, or
+    reachable floor lies within 0.6 m across and a step up or down of its place: the player
+    walks into it); the problems nobody reaches are one info per audit."""
     import real_levels  # noqa: PLC0415
     from capsule_collision import core  # noqa: PLC0415
     from capsule_collision.core.checks.reachability import TRAP, triangle_classes  # noqa: PLC0415
@@ -689,8 +690,9 @@ def test_a_shipped_map_lists_problems_where_a_player_can_be(tmp_path):
                               core.ControllerSettings(**real_levels.QUAKE_PLAYER))
     on = triangle_classes(reach)
     floor = reach.cell_points[reach.cell_class <= TRAP]
+    step = real_levels.QUAKE_PLAYER["step_height"]
     for f in warned:
         tris = np.array([x["triangle"] for x in f["faces"]])
-        corners = mesh.vertices[mesh.triangles[tris]].reshape(-1, 3)
-        near = np.abs(floor[:, None, :] - corners[None]).max(2).min() <= 0.6
+        d = np.abs(floor - np.asarray(f["position"]))
+        near = ((d[:, :2].max(1) <= 0.6) & (d[:, 2] <= step + 0.01)).any()
         assert ((on[tris] >= 0) & (on[tris] <= TRAP)).any() or near, f["message"]

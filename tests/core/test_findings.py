@@ -212,3 +212,26 @@ def test_targets_without_spawns_are_refused_clearly():
     with pytest.raises(ValueError, match="targets need spawns"):
         run_reachability(lambda *a: FakeReach(), None, np.empty((0, 3)),
                          [TargetCheck("T", (0, 0, 0), "reachable")], None)
+
+
+def test_a_walled_pocket_on_a_reachable_floor_face_is_out_of_reach_an_open_slot_is_not():
+    """Issue 24 on real geometry: one big floor face (two triangles) carries the reachable
+    yard, a pocket 0.5 m wide walled in by 1 m thick walls (no way in: out of reach, though
+    its face carries reachable floor) and a slot as narrow open to the yard (the character
+    walks to its mouth: a warning). The pocket is one info, counted with its area."""
+    from audit_scenes import box, merge, quad
+    from capsule_collision.core import ControllerSettings, TriangleMesh, reachability
+    from capsule_collision.core.checks.audits import stand_test
+
+    parts = [quad((0, 0, 0), (20, 0, 0), (20, 20, 0), (0, 20, 0)),
+             box((4, 4, 0), (5, 8, 3)), box((5.5, 4, 0), (6.5, 8, 3)),  # the pocket's sides
+             box((5, 4, 0), (5.5, 5, 3)), box((5, 7, 0), (5.5, 8, 3)),  # and its ends
+             box((9, 5, 0), (10, 8, 3)), box((10.5, 5, 0), (11.5, 8, 3))]  # the slot, open
+    mesh = TriangleMesh(*merge(parts))
+    s = ControllerSettings()
+    reach = reachability(mesh, [[1.0, 1.0, 0.0]], s)
+    listed = audit_findings("stand", stand_test(mesh, s), s, reach)
+    assert [(x.finding.severity, x.counted) for x in listed] == [("warning", 1), ("info", 1)]
+    slot, pocket = listed
+    assert 10.0 <= slot.finding.position[0] <= 10.5 and slot.finding.position[1] >= 5.0
+    assert pocket.finding.got == "out_of_reach" and 0.9 < pocket.size < 1.1  # 0.5 x 2 m
