@@ -8,8 +8,8 @@ row (the flood: ``operators_reach.current_reach``). The operator writes a BOOLEA
 attribute (``cc_cannot_stand``, ``cc_stair_problem``, ``cc_low_headroom``, ``cc_ledge``) on
 every face the listed problems cover, another (``..._out_of_reach``) on those out of reach,
 and one row per finding, selectable like the penetration rows (the attribute also flags a
-cramped region listed by the headroom audit: it is data, the rows are findings); an audit that finds nothing
-leaves one passed row. Values are metres in the rows' ``value``.
+cramped region listed by the headroom audit: it is data, the rows are findings); an audit
+that finds nothing leaves one passed row. Values are metres in the rows' ``value``.
 """
 
 import bpy

@@ -317,10 +317,11 @@ def test_audit_attributes_equal_core(scene, bpy_module, mods, op, attr, kind, le
     rows = [r for r in scene.capsule_collision.results if r.kind == kind]
     finding = {"STAND": "stand", "STAIRS": "stairs", "HEADROOM": "headroom",
                "LEDGE": "ledges"}[kind]
+    explained = (mods.findings.low_headroom_regions(c.headroom_audit(level.mesh, settings))
+                 if kind == "STAND" else mods.findings.EMPTY_I)
     listed = mods.findings.audit_findings(
         finding, getattr(c, op)(level.mesh, settings), settings,
-        name_of=mods.naming.TriangleNames(level).label, explained=mods.findings.low_headroom_regions(c.headroom_audit(level.mesh, settings))
-        if kind == "STAND" else mods.findings.EMPTY_I)
+        name_of=mods.naming.TriangleNames(level).label, explained=explained)
     assert [r.severity for r in rows if r.severity != "PASSED"] == [
         x.finding.severity.upper() for x in listed]  # one row per core finding, in order
     assert [r.label for r in rows if r.severity != "PASSED"] == [
