@@ -298,7 +298,8 @@ def test_a_z_up_obj_read_on_its_side_is_a_warning_that_says_how_to_fix_it(export
     assert proc.returncode == 0, proc.stderr
     (level,) = _report(tmp_path / "side")["levels"]
     level_findings = {f["name"]: f for f in level["findings"] if f["check"] == "level"}
-    assert set(level_findings) == {"up_axis", "nothing_to_check"}
+    # (and an info: no spawn scopes the audits)
+    assert set(level_findings) == {"up_axis", "nothing_to_check", "audits_unscoped"}
     up = level_findings["up_axis"]
     assert up["severity"] == "warning" and "floors facing -Y" in up["message"]
     assert "pass --up Z" in up["message"]
