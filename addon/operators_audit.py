@@ -6,7 +6,8 @@ RUN (a region cramped under a low ceiling is the headroom audit's, listed once).
 spawns (capsules marked Spawn) the problems on floor no spawn reaches are one info
 row (the flood: ``operators_reach.current_reach``). The operator writes a BOOLEAN face
 attribute (``cc_cannot_stand``, ``cc_stair_problem``, ``cc_low_headroom``, ``cc_ledge``) on
-every face the listed problems cover, another (``..._out_of_reach``) on those out of reach,
+every face the listed problems cover, another (``..._out_of_reach``) on those out of reach
+(and ``cc_out_of_reach`` on those of any audit: the overlay's Out of Reach toggle),
 and one row per finding, selectable like the penetration rows (the attribute also flags a
 cramped region listed by the headroom audit: it is data, the rows are findings); an audit
 that finds nothing leaves one passed row. Values are metres in the rows' ``value``.
@@ -74,6 +75,7 @@ def run_audit(context, kind):
                              results.faces_by_mesh(level, tris))
     results.write_face_flags(level, results.OUT_OF_REACH_ATTRIBUTES[kind],
                              results.faces_by_mesh(level, out_tris))
+    results.write_out_of_reach(level)
     level_parts.remember_results(scene, kind, level, tris)
     results.replace_rows(scene, {kind}, rows)
     unit = {"STAND": "cramped regions", "STAIRS": "stair flights",

@@ -380,7 +380,7 @@ class CAPSULE_COLLISION_PT_overlay(SidebarPanel):
         col.active = s.show_overlay
         for name in ("show_capsules", "show_penetration", "show_walkability", "show_traces",
                      "show_events", "show_stand", "show_stairs", "show_headroom", "show_ledges",
-                     "show_reachability", "show_legend"):
+                     "show_out_of_reach", "show_reachability", "show_legend"):
             col.prop(s, name)
 
 

@@ -26,6 +26,7 @@ AUDIT_ATTRIBUTES = {
 }
 # BOOLEAN FACE: an audit's problems on floor no spawn reaches (one info row lists them).
 OUT_OF_REACH_ATTRIBUTES = {kind: name + "_out_of_reach" for kind, name in AUDIT_ATTRIBUTES.items()}
+OUT_OF_REACH_ATTRIBUTE = "cc_out_of_reach"  # BOOLEAN FACE: any audit's (the overlay's layer)
 # INT8 FACE: where the character can go (Reachability), one of REACH_CODES per face: the
 # best class of the standable floor on the face, core's class + 1
 # (core.checks.reachability.triangle_classes: REACHABLE 0, TRAP 1, ISLAND 2; -1 none).
@@ -37,7 +38,7 @@ REACH_CODES = {REACH_NONE: "none (no standable floor: walls, ceilings, cramped o
                REACH_ISLAND: "island: no spawn reaches it"}
 ALL_ATTRIBUTES = ((PENETRATION_ATTRIBUTE, WALKABILITY_ATTRIBUTE, WALKABILITY_COLOR_ATTRIBUTE)
                   + tuple(AUDIT_ATTRIBUTES.values()) + tuple(OUT_OF_REACH_ATTRIBUTES.values())
-                  + (REACHABILITY_ATTRIBUTE,))
+                  + (OUT_OF_REACH_ATTRIBUTE, REACHABILITY_ATTRIBUTE))
 UNKNOWN_WALKABILITY = -1  # INT8 code of an original face no evaluated triangle maps back to
 
 # RGBA per core walkability code (WALKABLE, STEEP, WALL, CEILING), then unknown.
@@ -184,6 +185,18 @@ def faces_of_rows(scene, kind):
         faces = properties.decode_faces(row.faces)
         out[ob.data.name] = np.union1d(out.get(ob.data.name, np.empty(0, np.int32)), faces)
     return out
+
+
+def write_out_of_reach(level) -> None:
+    """``cc_out_of_reach`` on every level mesh: the faces any audit's out-of-reach attribute
+    flags (the overlay's Out of Reach layer draws it)."""
+    for ob in mesh_objects_of_level(level).values():
+        me = ob.data
+        flags = np.zeros(len(me.polygons), bool)
+        for name in OUT_OF_REACH_ATTRIBUTES.values():
+            flags |= read_face_flags(me, name)
+        face_attribute(me, OUT_OF_REACH_ATTRIBUTE, "BOOLEAN").data.foreach_set("value", flags)
+        me.update()
 
 
 def read_face_flags(mesh, name):

@@ -202,6 +202,21 @@ def test_the_panel_report_json_and_junit_count_the_same_findings(scene, bpy_modu
                for k in set(kinds))  # each check's rows together
     islands = [r for r in listed if r.kind == "ISLAND"]
     assert [r.value for r in islands] == sorted((r.value for r in islands), reverse=True)
+    # the problems nobody reaches: one info row each audit, its faces in cc_out_of_reach,
+    # drawn by the overlay's Out of Reach toggle (off by default)
+    away = [r for r in rows if r.severity == "INFO" and "on floor no spawn reaches" in r.label]
+    assert away and all(r.kind in ("STAND", "STAIRS", "HEADROOM", "LEDGE") for r in away)
+    for r in away:
+        ob = bpy.data.objects[r.object]
+        flags = mods.results.read_face_flags(ob.data, mods.results.OUT_OF_REACH_ATTRIBUTE)
+        assert set(mods.props.decode_faces(r.faces).tolist()) <= set(np.flatnonzero(flags))
+    overlay = importlib.import_module(mods.panels.__name__.rsplit(".", 1)[0] + ".overlay")
+    assert not scene.capsule_collision.show_out_of_reach
+    drawn = overlay.overlay_geometry(scene, bh.depsgraph()).face_layer("out_of_reach")[0]
+    assert drawn.shape[0] == 0
+    scene.capsule_collision.show_out_of_reach = True
+    drawn = overlay.overlay_geometry(scene, bh.depsgraph()).face_layer("out_of_reach")[0]
+    assert drawn.shape[0] >= 3
 
 
 # ---------------------------------------------------------------- next / previous
