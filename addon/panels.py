@@ -7,7 +7,7 @@ compute a check. Staleness uses the level cache's current stamp when it has one 
 import bpy
 
 from ..core.checks.sanity import level_warnings
-from . import cache, live, properties, results, staleness
+from . import cache, live, properties, results, scene_data, staleness
 
 CATEGORY = "Capsule Collision"
 
@@ -24,6 +24,8 @@ KIND_ICONS = {
     "TRAP": "TRIA_DOWN",
 }
 KIND_NAMES = {kind: name for kind, name, _ in properties.RESULT_KINDS}
+# Said under the audits while no capsule is marked Spawn (core.checks.findings scopes them).
+NO_SPAWN_NOTE = "Mark a spawn: the audits then list only problems a player can reach"
 ADVANCED_SETTINGS = ("min_step_depth", "skin_width", "snap_distance", "speed", "gravity",
                      "max_fall_speed", "max_iterations", "jump_height")
 
@@ -291,8 +293,10 @@ class CAPSULE_COLLISION_PT_audits(SidebarPanel):
     bl_label = "Audits and Walks"
     bl_parent_id = "CAPSULE_COLLISION_PT_main"
 
-    def draw(self, _context):
+    def draw(self, context):
         layout = self.layout
+        if not scene_data.spawn_objects(context.scene):
+            layout.label(text=NO_SPAWN_NOTE, icon="INFO")
         grid = layout.grid_flow(columns=2, align=True)
         grid.operator("capsule_collision.stand_test", icon="ARMATURE_DATA")
         grid.operator("capsule_collision.stair_audit", icon="MOD_ARRAY")

@@ -351,6 +351,14 @@ def test_the_spawn_flag_is_a_capsule_property_shown_for_capsules(scene, bpy_modu
     mods.panels.CAPSULE_COLLISION_PT_audits.draw(types.SimpleNamespace(layout=layout), ctx)
     ops = [c.args[0] for c in layout.mock_calls if c[0].endswith("operator")]
     assert "capsule_collision.reachability" in ops
+    notes = [c.kwargs.get("text") for c in layout.mock_calls if c[0].endswith("label")]
+    assert mods.panels.NO_SPAWN_NOTE not in notes  # a spawn scopes the audits already
+    cap.capsule_collision.spawn = False
+    layout = mock.MagicMock()
+    mods.panels.CAPSULE_COLLISION_PT_audits.draw(types.SimpleNamespace(layout=layout), ctx)
+    notes = [c.kwargs.get("text") for c in layout.mock_calls if c[0].endswith("label")]
+    assert notes[0] == mods.panels.NO_SPAWN_NOTE  # without one, the panel says what it does
+    cap.capsule_collision.spawn = True
     # the one gathering (the CLI's and Export Report's) says which capsules are spawns
     dg = bpy.context.evaluated_depsgraph_get()
     capsules, _paths = mods.scene_data.scene_checks(scene, dg, 1.0)
