@@ -365,6 +365,49 @@ def _cell(o: Outcome, engine=False) -> str:
     return f"{o.verdict} ({o.detail})"
 
 
+PRESET_TARGET = 0.97  # issue 26: each preset equals its engine's verdict on this share of lanes
+
+
+def preset_differences(results, model, kinds) -> tuple:
+    """Lanes of ``kinds`` where the ``model`` preset and its engine (``model``) differ:
+    (lanes compared, [(name, ours, engine's) verdicts differ], [(name, metres) verdicts
+    equal, ends farther apart than END_AGREE])."""
+    total, verdict, far = 0, [], []
+    for kind in kinds:
+        r = results[kind]
+        if model not in r:
+            continue
+        for lane, o, e in zip(r["lanes"], r["ours"][model], r[model]):
+            total += 1
+            if o.verdict != e.verdict:
+                verdict.append((lane.name, o.verdict, e.verdict))
+            elif float(np.linalg.norm(o.end - e.end)) > END_AGREE:
+                far.append((lane.name, float(np.linalg.norm(o.end - e.end))))
+    return total, verdict, far
+
+
+def print_presets(results, rates, out=print):
+    """Issue 26's targets on every lane walked: each preset against its own engine, the
+    lanes where the verdicts differ and those where they agree but the ends do not."""
+    out(f"\n## Each preset against its engine, every lane (target: verdicts equal on "
+        f"{PRESET_TARGET:.0%}, ends within {END_AGREE} m where equal)\n")
+    out("| rate | preset | lanes | verdicts equal | ends within | verdicts differ | "
+        "ends apart (m) |")
+    out("|---|---|---|---|---|---|---|")
+    for hz in rates:
+        kinds = [k for k in results[hz] if k in KINDS]
+        for model in ENGINES:
+            n, verdict, far = preset_differences(results[hz], model, kinds)
+            if not n:
+                continue
+            same = n - len(verdict)
+            out(f"| {hz} Hz | {model} | {n} | {same} ({same / n:.1%}"
+                f"{'' if same >= PRESET_TARGET * n else ', below target'}) | "
+                f"{same - len(far)} | "
+                + "; ".join(f"{name}: {o} / {e}" for name, o, e in verdict) + " | "
+                + "; ".join(f"{name} {d:.2f}" for name, d in far) + " |")
+
+
 def print_summary(results, rates, out=print):
     limit = [k for k in LIMIT_KINDS if k in results[rates[0]]]
     out("\n## Agreement on the limit lanes (verdicts equal; of those, ends within "
@@ -477,6 +520,7 @@ def main(argv=None) -> int:
             print(f"\n## {hz} Hz")
             print_lanes(results[hz], kinds)
     print_summary(results, rates)
+    print_presets(results, rates)
     print_lips(results, rates)
     print_speed(results["speed"])
     return 0

@@ -17,11 +17,13 @@ import numpy as np
 import pytest
 from bench_engines import (
     END_AGREE,
+    Outcome,
     engine_outcomes,
     lip_place,
     make_job,
     model_settings,
     our_outcomes,
+    preset_differences,
     run_rapier_py,
     walk_ours,
 )
@@ -120,3 +122,25 @@ def test_rapier_preset_agrees_with_rapier_on_flights_and_wide_gaps():
            for lane, o, e in zip(ISSUE26, ours, theirs)
            if float(np.linalg.norm(o.end - e.end)) > END_AGREE]
     assert not far, far
+
+
+def test_preset_differences_lists_each_disagreement_once():
+    """The bench's issue 26 rows: a lane whose verdicts differ is listed with both verdicts
+    (whatever its ends), one whose verdicts agree with ends just over 0.1 m apart with the
+    distance, one 0.1 m apart not at all; a lane kind the engine did not walk is skipped."""
+    names = [ceiling(1.8), ceiling(1.81), ceiling(1.82)]
+    end = np.zeros(3)
+
+    def at(x):
+        return np.array([x, 0.0, 0.0])
+
+    results = {"ceiling": {"lanes": names,
+                           "ours": {"jolt": [Outcome("reached", end), Outcome("blocked", end),
+                                             Outcome("blocked", end)]},
+                           "jolt": [Outcome("blocked", end), Outcome("blocked", at(0.1001)),
+                                    Outcome("blocked", at(END_AGREE))]},
+               "ramp": {"lanes": [ramp(45.0)], "ours": {"jolt": [Outcome("fell", end)]}}}
+    total, verdict, far = preset_differences(results, "jolt", ["ceiling", "ramp"])
+    assert total == 3
+    assert verdict == [(names[0].name, "reached", "blocked")]
+    assert [(n, round(d, 4)) for n, d in far] == [(names[1].name, 0.1001)]
