@@ -225,15 +225,15 @@ def test_reachability_climbs_the_flights_the_models_walk_climbs(model, low, high
     assert reach.can_reach(goals).tolist() == [True, False]
 
 
+@pytest.mark.slow  # 1-6 s a rate on the 2-core machine
 @pytest.mark.parametrize("hz", RATES)
 def test_engine_models_climb_flights_as_their_engines_do(hz):
-    """Measured with both engines (tools/bench_engines.py, 2026-11-28): Jolt climbs every
-    flight of risers up to 0.48 m at 30, 60 and 120 Hz, Rapier those up to 0.42 m at 30
-    and 60 Hz and refuses 0.44 m (its single-riser limit 0.4287 m); approached at 30 deg
-    alike. The models do so at every rate; at 120 Hz Rapier itself stalls on the nosing of
-    some flights of 0.36-0.42 m (not modelled; README "Engines", issue 26)."""
-    lanes = [flight(0.48, 0.25, 3), flight(0.46, 0.4, 4, 30.0), flight(0.42, 0.3, 6),
-             flight(0.44, 0.35, 5, 30.0)]
-    assert verdicts(lanes, JOLT, hz)[0] == ["reached"] * 4
-    want = ["blocked", "blocked", "reached", "blocked"]
-    assert verdicts(lanes, RAPIER, hz)[0] == want
+    """Measured with both engines (tools/bench_engines.py and the same lanes copied 8 times
+    over one level, 2026-11-28): Jolt climbs every flight of risers up to 0.44 m at 30, 60
+    and 120 Hz wherever it lies (from 0.46 m its verdict changes with the rest of the level,
+    README "Engines"); Rapier climbs 0.40-0.42 m flights and refuses 0.44 m ones straight on
+    (its single-riser limit 0.4287 m). The models do so at every rate; at 120 Hz Rapier
+    itself stalls on the nosing of some 0.36-0.42 m flights (not modelled)."""
+    lanes = [flight(0.44, 0.25, 3), flight(0.40, 0.4, 4, 30.0), flight(0.42, 0.3, 6)]
+    assert verdicts(lanes, JOLT, hz)[0] == ["reached"] * 3
+    assert verdicts(lanes, RAPIER, hz)[0] == ["blocked", "reached", "reached"]
