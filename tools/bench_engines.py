@@ -5,8 +5,10 @@ CharacterVirtual and Rapier KinematicCharacterController run as WebAssembly unde
 ``../shared/peers/engines/README.md``), runs them when node and the npm packages are present,
 walks the same lanes with our controller under each model (``exact``, ``jolt``, ``rapier``
 presets), and prints, per lane kind, our verdict against each engine's, the distance between
-end positions, the agreement rows of the issue's targets and the steps per second of all
-three in the same run.
+end positions, the agreement rows of the issue's targets, each preset against its own
+engine on every lane walked (issue 26: the lanes that differ by name; its flights and wide
+gaps are walked with the rest but not timed) and the steps per second of all three in the
+same run.
 
 A verdict is ``reached`` (the walk ended standing on walkable ground within ``radius`` of
 the goal), ``fell`` (it ended more than ``step_height`` below its start), else ``blocked``.
