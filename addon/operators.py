@@ -368,7 +368,7 @@ class CAPSULE_COLLISION_OT_export_report(bpy.types.Operator):
 
     bl_idname = "capsule_collision.export_report"
     bl_label = "Export Report"
-    bl_options = {"REGISTER"}
+    bl_options = {"REGISTER", "UNDO"}
 
     filepath: StringProperty(subtype="FILE_PATH", default="capsule_collision_report.json")
     filter_glob: StringProperty(default="*.json", options={"HIDDEN"})
