@@ -4,10 +4,11 @@ On an OpenArena map (``tools/real_levels.py``: the clip mesh, Z up, metres, with
 own spawns as capsules marked Spawn) with Quake's player, the panel's checks run through the
 extension's operators (the four audits and Reachability), then Export Report writes them. One
 row per map: the seconds of the checks, of Export Report, and of re-running the checks as the
-old Export Report did (``core.checks.report.run_checks`` and ``level_report`` on the same
-level); the findings by severity in the panel (``results.severity_counts``), in the exported
-report and in the run's report (the audits' and reachability's findings: the CLI's). The three
-must agree. Wall-clock seconds on a shared machine say little: compare within one run.
+old Export Report did (``core.checks.report.run_checks`` and ``level_report`` on the level
+the extension read, as the CLI reads a scene); the findings by severity in the panel
+(``results.severity_counts``), in the exported report and in the run's report (the audits'
+and reachability's findings: the CLI's). The three must agree. Wall-clock seconds on a
+shared machine say little: compare within one run.
 
 Usage:  CC_REAL_LEVELS=/path/to/levels python tools/bench_export.py [MAP ...]
 """
@@ -56,7 +57,7 @@ def by_severity(findings) -> dict:
     return {s: counts.get(s, 0) for s in SEVERITIES}
 
 
-def measure(bpy, results, name: str) -> dict:
+def measure(bpy, results, cache, name: str) -> dict:
     level = real_levels.load(name, clip=True)
     build(bpy, level)
     ops = bpy.ops.capsule_collision
@@ -75,8 +76,8 @@ def measure(bpy, results, name: str) -> dict:
     panel = results.severity_counts(bpy.context.scene)
     settings = core.ControllerSettings(**real_levels.QUAKE_PLAYER)
     t0 = time.perf_counter()
-    run = core.report.run_checks(core.TriangleMesh(level.vertices, level.triangles), settings,
-                                 spawns=level.spawn_feet,
+    read = cache.cached_level(bpy.context.evaluated_depsgraph_get(), bpy.context.scene)
+    run = core.report.run_checks(read.mesh, settings, spawns=level.spawn_feet,
                                  checks=("stand", "stairs", "headroom", "ledges",
                                          "reachability"))
     ran = core.report.level_report(run, level=name)
@@ -93,13 +94,13 @@ def main(argv) -> int:
         return 2
     names = argv or ["am_lavaarena"]
     bpy = session.start()  # the extension registered from the package
-    from capsule_collision.addon import results  # noqa: PLC0415  (after bpy)
+    from capsule_collision.addon import cache, results  # noqa: PLC0415  (after bpy)
     print("| map | triangles | checks s | Export Report s | re-run s | panel e/w/i "
           "| exported e/w/i | CLI e/w/i |")
     print("|---|---:|---:|---:|---:|---|---|---|")
     agree = True
     for name in names:
-        m = measure(bpy, results, name)
+        m = measure(bpy, results, cache, name)
 
         def ewi(c):
             return "/".join(str(c[s]) for s in SEVERITIES)

@@ -8,8 +8,9 @@ A held finding is a dict of the report's finding fields (``check``, ``severity``
 (words, "" when current). Several held entries may stand for ONE finding: a capsule
 penetrating two objects is one row per object in the panel, one problem. The rule:
 
-- ``finding_identity(entry)``: what a finding is about, as ``report.finding_key`` names it
-  (check, name or ``where``, expected, got); entries of one identity are one finding;
+- ``finding_identity(entry, k)``: what a finding is about (check, name, expected, got) for
+  one named by a capsule, path or event; a placed problem (with a ``where``) is always one
+  entry of its own; entries of one identity are one finding;
 - ``merge_findings(entries)``: one finding per identity, in the order they first appear:
   the most severe severity, the faces of all (the first FACES_LISTED; ``face_count`` all),
   the largest value, stale when any part is;
@@ -32,12 +33,15 @@ from .severity import SEVERITIES, count_by_severity, parse_severity, rank, sever
 HELD_SOURCE = "panel"  # ``source`` of a held report's level and run
 
 
-def finding_identity(entry: dict) -> tuple:
-    """(check, what it is about, expected, got): the name, or the ``where`` of a placed
-    problem (rounded to 4 decimals, as the report writes it)."""
-    where = entry.get("where")
-    about = entry["name"] if where is None else tuple(round(float(x), 4) for x in where)
-    return (entry["check"], about, entry.get("expected", ""), entry.get("got", ""))
+def finding_identity(entry: dict, k: int = 0) -> tuple:
+    """(check, name, expected, got) of a finding named by what it is about (a capsule, a
+    path, an event); a placed problem (one with a ``where``: a region, flight, run, island,
+    trap or an info counting them) is one held entry, whatever it shares with another (two
+    ledge runs can round to one ``where``), so its identity is its place in ``entries``,
+    ``k``."""
+    if entry.get("where") is not None:
+        return ("placed", k)
+    return (entry["check"], entry["name"], entry.get("expected", ""), entry.get("got", ""))
 
 
 def _checked(entry: dict, k: int) -> dict:
@@ -69,7 +73,7 @@ def merge_findings(entries) -> list[dict]:
     severity."""
     groups: dict = {}
     for k, entry in enumerate(entries):
-        groups.setdefault(finding_identity(_checked(entry, k)), []).append(entry)
+        groups.setdefault(finding_identity(_checked(entry, k), k), []).append(entry)
     return [_merged(parts) for parts in groups.values()]
 
 

@@ -61,13 +61,15 @@ def test_the_most_severe_part_and_any_stale_part_decide():
     assert not f["stale"] and f["stale_reason"] == ""
 
 
-def test_placed_problems_are_one_per_where_whatever_their_name():
-    a, b = region((1.0, 2.0, 0.0)), region((1.25, 2.0, 0.0))
-    assert finding_identity(a) != finding_identity(b)
-    assert len(merge_findings([a, b])) == 2
-    renamed = dict(a, name="another name")  # the same place: the same problem
-    assert len(merge_findings([a, renamed])) == 1
-    assert len(merge_findings([a, dict(a, got="cramped")])) == 2  # another cause
+def test_placed_problems_are_one_entry_each_even_at_one_rounded_place():
+    """Regression (am_lavaarena, tools/bench_export.py): two ledge runs whose positions round
+    to one identity grid point are two findings, as the run lists them (the panel holds one
+    row per placed problem, its faces on every object in that row)."""
+    a = region((1.0, 2.0, 0.0))
+    assert finding_identity(a, 0) != finding_identity(a, 1)
+    assert len(merge_findings([a, dict(a)])) == 2
+    named = probe_row("Wall", [0], 0.1)
+    assert finding_identity(named, 0) == finding_identity(dict(named), 7)
 
 
 def test_the_held_report_counts_as_the_panel_and_validates():
