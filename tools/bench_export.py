@@ -15,6 +15,7 @@ Usage:  CC_REAL_LEVELS=/path/to/levels python tools/bench_export.py [MAP ...]
 
 from __future__ import annotations
 
+import argparse
 import collections
 import json
 import sys
@@ -89,10 +90,16 @@ def measure(bpy, results, cache, name: str) -> dict:
 
 
 def main(argv) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("maps", nargs="*", metavar="MAP", help=f"maps (default "
+                        f"am_lavaarena): {', '.join(real_levels.MAPS)}")
+    names = parser.parse_args(argv).maps or ["am_lavaarena"]
+    unknown = [n for n in names if n not in real_levels.MAPS]
+    if unknown:
+        parser.error(f"unknown map {unknown[0]!r}; known: {', '.join(real_levels.MAPS)}")
     if not real_levels.available():
         print("set CC_REAL_LEVELS to the folder of the real levels (or run make_levels.sh)")
         return 2
-    names = argv or ["am_lavaarena"]
     bpy = session.start()  # the extension registered from the package
     from capsule_collision.addon import cache, results  # noqa: PLC0415  (after bpy)
     print("| map | triangles | checks s | Export Report s | re-run s | panel e/w/i "
