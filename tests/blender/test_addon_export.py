@@ -205,3 +205,55 @@ def test_a_problem_on_two_objects_selects_its_faces_on_both_and_only_those(scene
     centre = (pts.min(0) + pts.max(0)) / 2
     assert tuple(r3d.view_location) == pytest.approx(tuple(centre), abs=1e-5)
     assert r3d.view_distance > np.linalg.norm(pts.max(0) - pts.min(0)) / 2
+
+
+# ---------------------------------------------------------------- a shipped map
+@pytest.mark.slow
+def test_on_a_shipped_map_the_export_counts_what_the_panel_and_the_run_count(
+        scene, bpy_module, mods, tmp_path):
+    """Issue 24 "Done when" on OpenArena's am_lavaarena (clip mesh, its 29 spawns as Spawn
+    capsules, Quake's player): after the four audits and Reachability, Export Report counts
+    by check and severity exactly what the panel counts and what the CLI's run lists on the
+    level the extension read (core.checks.report on the same mesh and spawns).
+    Regression: two ledge runs there round to one identity point and must stay two."""
+    import collections  # noqa: PLC0415
+
+    import real_levels  # noqa: PLC0415
+
+    bpy = bpy_module
+    level = real_levels.load("am_lavaarena", clip=True)
+    s = scene.capsule_collision
+    s.live_check = False
+    for key, value in real_levels.QUAKE_PLAYER.items():
+        setattr(s, key, value)
+    S.mesh_object(bpy, "am_lavaarena", level.vertices, level.triangles)
+    for k, foot in enumerate(level.spawn_feet):
+        cap = S.capsule(bpy, f"Spawn.{k:03d}", tuple(foot), real_levels.QUAKE_PLAYER["radius"],
+                        real_levels.QUAKE_PLAYER["height"])
+        cap.capsule_collision.spawn = True
+    update(bpy)
+    ops = bpy.ops.capsule_collision
+    for op in (ops.stand_test, ops.stair_audit, ops.headroom_audit, ops.ledge_audit,
+               ops.reachability):
+        assert op() == {"FINISHED"}
+    doc = export(bpy, tmp_path / "report.json")
+    exported = collections.Counter((f["check"], f["severity"])
+                                   for f in doc["levels"][0]["findings"])
+    rows = s.results
+    for kind, text in mods.panels.check_counts(rows):
+        words = [f"{n} {sev}{'' if n == 1 else 's'}" for sev in ("error", "warning", "info")
+                 if (n := sum(v for (c, se), v in exported.items()
+                              if c in KIND_CHECKS[kind] and se == sev))]
+        assert text == ", ".join(words), kind
+    read = mods.cache.cached_level(bh.depsgraph(), scene)
+    settings = mods.props.controller_settings(scene)
+    run = mods.core.report.run_checks(read.mesh, settings, spawns=level.spawn_feet,
+                                      checks=("stand", "stairs", "headroom", "ledges",
+                                              "reachability"))
+    ran = collections.Counter(
+        (f["check"], f["severity"]) for f in mods.core.report.level_report(run)["findings"]
+        if f["check"] != "level")
+    assert exported == ran and sum(ran.values()) > 100
+    ledges = [r for r in rows if r.kind == "LEDGE" and r.has_where]
+    wheres = collections.Counter(tuple(np.round(r.where, 4)) for r in ledges)
+    assert max(wheres.values()) >= 2  # the case: runs sharing one identity point

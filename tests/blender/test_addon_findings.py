@@ -182,6 +182,14 @@ def test_the_panel_report_json_and_junit_count_the_same_findings(scene, bpy_modu
             key = (f["check"], f["severity"])
             report[key] = report.get(key, 0) + 1
     assert panel == report and sum(panel.values()) >= 4
+    # Export Report writes the panel's findings: the CLI's counts again, without a run
+    assert bpy.ops.capsule_collision.export_report(filepath=str(tmp_path / "panel.json")) \
+        == {"FINISHED"}
+    exported: dict = {}
+    for f in json.loads((tmp_path / "panel.json").read_text())["levels"][0]["findings"]:
+        key = (f["check"], f["severity"])
+        exported[key] = exported.get(key, 0) + 1
+    assert exported == report
     junit = _junit_counts(out / "junit.xml", {f"audit: {k}" for k in
                                               ("stand", "stairs", "headroom", "ledges")}
                           | {"reachability"})
