@@ -207,6 +207,38 @@ def test_a_problem_on_two_objects_selects_its_faces_on_both_and_only_those(scene
     assert r3d.view_distance > np.linalg.norm(pts.max(0) - pts.min(0)) / 2
 
 
+
+def test_a_row_on_a_linked_duplicate_and_an_instance_selects_what_can_be_edited(
+        scene, bpy_module, mods, capfd):
+    """A problem's faces on FloorA, on Twin (a linked duplicate: FloorA's mesh), on Other
+    and on a crate instanced by a collection: one mesh selection of FloorA's mesh (the union),
+    Other's faces, both in Edit Mode; the instanced faces are named, not selected."""
+    bpy = bpy_module
+    scene.capsule_collision.live_check = False
+    v, f = S.grid(4, 4.0)
+    floor = S.mesh_object(bpy, "FloorA", v, f)
+    S.mesh_object(bpy, "Twin", v, f, location=(5.0, 0.0, 0.0), mesh=floor.data)
+    S.mesh_object(bpy, "Other", v, f, location=(-5.0, 0.0, 0.0))
+    S.collection_instance(bpy, location=(0.0, 6.0, 0.0))
+    update(bpy)
+    spans = mods.results.encode_spans([("Twin", "", [3], 0), ("Other", "", [1, 2], 0),
+                                       ("Crate", "CrateInstance", [2], 0)])
+    mods.results.replace_rows(scene, {"HEADROOM"}, [{
+        "kind": "HEADROOM", "label": "low-headroom region", "severity": "WARNING",
+        "object": "FloorA", "faces": [0], "spans": spans, "face_count": 5}])
+    assert bpy.ops.capsule_collision.select_result(index=0) == {"FINISHED"}
+    assert "Selected 4 faces on 2 objects (FloorA 2, Other 2)" in capfd.readouterr().out
+    assert sorted(o.name for o in bpy.context.objects_in_mode) == ["FloorA", "Other"]
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for name, want in (("FloorA", [0, 3]), ("Other", [1, 2])):
+        me = bpy.data.objects[name].data
+        sel = np.empty(len(me.polygons), bool)
+        me.polygons.foreach_get("select", sel)
+        assert np.flatnonzero(sel).tolist() == want, name
+    assert bpy.ops.capsule_collision.select_result(index=0) == {"FINISHED"}
+    assert "1 more on instanced objects" in capfd.readouterr().out
+
+
 # ---------------------------------------------------------------- a shipped map
 @pytest.mark.slow
 def test_on_a_shipped_map_the_export_counts_what_the_panel_and_the_run_count(
