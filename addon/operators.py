@@ -387,7 +387,7 @@ class CAPSULE_COLLISION_OT_export_report(bpy.types.Operator):
             return {"CANCELLED"}
         try:
             report = held_report(context)
-        except ValueError as exc:
+        except ValueError as exc:  # a row core cannot read as a finding
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         path = bpy.path.abspath(self.filepath)
@@ -420,14 +420,18 @@ def held_report(context) -> dict:
     """The report document of the results the panel holds (``core.checks.held``): one
     finding per problem of the rows that are findings (counted as the panel counts them),
     each stale one marked ``stale`` with its reason (``staleness``); the level's name, file,
-    objects and settings as they are now. Runs no check. ValueError when the level cannot
-    be read."""
+    objects and settings as they are now. Runs no check. A level that cannot be read now
+    (every collision mesh deleted) still exports the rows, stale as "level changed"."""
     scene = context.scene
     s = scene.capsule_collision
-    level, _dg = level_of(context)
-    reasons = staleness.stale_reasons(scene, level.stamp)
+    try:
+        level = level_of(context)[0]
+    except ValueError:
+        level = None
+    reasons = staleness.stale_reasons(scene, level.stamp if level is not None else "gone")
+    unit = level.unit_scale if level is not None else properties.unit_scale(scene)
     rows = list(s.results)
-    entries = [results.held_entry(r, level.unit_scale, reason)
+    entries = [results.held_entry(r, unit, reason)
                for r, reason in zip(rows, reasons) if results.is_finding(r)]
     try:
         settings = controller_settings(context).to_dict()
@@ -442,8 +446,10 @@ def held_report(context) -> dict:
                                              s.walk_areas)}
     name = bpy.path.basename(bpy.data.filepath) or scene.name
     level_doc = held_level(entries, level=name, file=bpy.data.filepath or None,
-                           objects=level.objects, settings=settings,
-                           triangles=level.mesh.n_triangles, checks=checks,
+                           objects=level.objects if level is not None else (),
+                           settings=settings,
+                           triangles=level.mesh.n_triangles if level is not None else 0,
+                           checks=checks,
                            min_depth=core.verdicts.MIN_REPORTED_DEPTH,
                            walkability=walkability)
     return held_document([level_doc])

@@ -289,3 +289,18 @@ def test_on_a_shipped_map_the_export_counts_what_the_panel_and_the_run_count(
     ledges = [r for r in rows if r.kind == "LEDGE" and r.has_where]
     wheres = collections.Counter(tuple(np.round(r.where, 4)) for r in ledges)
     assert max(wheres.values()) >= 2  # the case: runs sharing one identity point
+
+
+def test_rows_of_a_level_deleted_since_are_exported_stale(scene, bpy_module, tmp_path):
+    """Every collision mesh deleted after the checks: the panel still holds its rows, so
+    the export writes them, each stale because the level changed."""
+    bpy = bpy_module
+    two_floors_under_a_slab(bpy, scene)
+    assert bpy.ops.capsule_collision.headroom_audit() == {"FINISHED"}
+    for ob in list(bpy.data.objects):
+        bpy.data.objects.remove(ob)
+    update(bpy)
+    doc = export(bpy, tmp_path / "gone.json")
+    (f,) = doc["levels"][0]["findings"]
+    assert f["check"] == "headroom" and f["stale"] and f["stale_reason"] == "level changed"
+    assert doc["levels"][0]["objects"] == [] and doc["run"]["stale_findings"] == 1
