@@ -94,7 +94,13 @@ def capsule_rows(scene, level, j: Judged) -> list[dict]:
     common = {"kind": "PENETRATION", "capsule": ob.name, "stamp": level.stamp,
               "inputs": j.key,
               "severity": capsule_outcome(check.expect, verdict).upper(),
-              "position": tuple(np.asarray(ob.matrix_world.translation)), "has_bounds": True}
+              "position": tuple(np.asarray(ob.matrix_world.translation)), "has_bounds": True,
+              # the finding (Export Report): one per capsule, whatever objects it penetrates
+              "check": ("penetration" if check.expect.strip().lower() == verdicts.ANY
+                        else "capsule"),
+              "finding": ob.name, "expected": check.expect.strip().lower(),
+              "got": verdict.word,
+              "has_position": True}
     expect = _expect_text(check, holds)
     tris, depths, normals = verdict.triangles, verdict.depths, verdict.normals
     if not tris.size:
@@ -116,6 +122,7 @@ def capsule_rows(scene, level, j: Judged) -> list[dict]:
             label=f"{ob.name} in {name}: {faces.size + unmapped} faces{extra}, "
                   f"deepest {depths[deepest]:.4g} m{expect}",
             face_count=int(faces.size + unmapped), value=float(depths[deepest]),
+            has_value=True,
             push_out=tuple(normals[deepest] * depths[deepest] / scale), faces=faces,
             unmapped=int(unmapped), bounds=_box(corners, scale)))
     return rows

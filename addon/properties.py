@@ -230,6 +230,31 @@ class CAPSULE_COLLISION_PG_result(bpy.types.PropertyGroup):
     event: StringProperty(name="Event", description="Walk event rows: the event's kind")
     rate: IntProperty(name="Frame Rate", default=0, min=0,
                       description="Walk rows: the simulation's steps per second (Hz)")
+    # The finding a row stands for (core.checks.verdicts.Finding, findings.Listed): what
+    # Export Report writes from the panel without running the checks again (results.py).
+    check: StringProperty(name="Check", description="Finding kind (core.checks.severity): "
+                          "capsule, penetration, walk, route, walk_event, stand, ...")
+    finding: StringProperty(name="Finding", description="The finding's name: a capsule or "
+                            "path, or a problem named by where it is")
+    expected: StringProperty(name="Expected", description="The verdict expected")
+    got: StringProperty(name="Got", description="The verdict found (the cause, in a word)")
+    where: FloatVectorProperty(name="Where", size=3, subtype="NONE",
+                               description="The finding's identity position, metres on core's "
+                               "identity grid (findings.IDENTITY_GRID)")
+    has_where: BoolProperty(name="Has Where", default=False)
+    has_position: BoolProperty(name="Has Position", default=False,
+                               description="Whether Position says where the finding is")
+    has_value: BoolProperty(name="Has Value", default=False,
+                            description="Whether Value is the finding's value (else none)")
+    size: FloatProperty(name="Size", description="How big the problem is: m² or m (Size Unit)")
+    size_unit: StringProperty(name="Size Unit", description='"m2", "m" or empty (no size)')
+    count: IntProperty(name="Count", default=1, min=0,
+                       description="How many problems the finding stands for (an info row "
+                       "counting those out of reach)")
+    spans: StringProperty(
+        name="Spans", description="JSON: the row's faces on its other objects, "
+        "[[object, instancer, base64 faces, unmapped], ...] (Object holds the most)",
+    )
 
 
 class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
