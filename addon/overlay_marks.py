@@ -213,10 +213,12 @@ def push_layer(scene, marks) -> tuple[np.ndarray, np.ndarray]:
 
 # ---------------------------------------------------------------- traces and events
 def trace_layer(scene):
-    """(lines (N, 3), colours (N, 4)) of every walk trace's edges, coloured by ``grounded``."""
+    """(lines (N, 3), colours (N, 4)) of every walk trace's edges, coloured by ``grounded``;
+    not of a trace in Edit Mode (its arrays are in the edit data; Blender draws its edges)."""
     pts, cols = [], []
     for ob in scene.objects:
-        if ob.type != "MESH" or scene_data.role_of(ob) != "TRACE" or not ob.visible_get():
+        if (ob.type != "MESH" or scene_data.role_of(ob) != "TRACE" or not ob.visible_get()
+                or ob.mode == "EDIT"):
             continue
         me = ob.data
         n = len(me.vertices)
