@@ -14,20 +14,31 @@ import numpy as np
 
 from .. import core
 from ..core.checks.problems import audit_problems
+from ..core.checks.verdicts import format_depth
 from . import level_parts, operators, results, staleness
 
 # row kind -> (core audit, finding kind, title, label of one object's row)
 AUDITS = {
     "STAND": (core.stand_test, "stand", "Stand Test",
-              "cannot stand on {n} faces of {obj}, deepest {v:.3g} m"),
+              "cannot stand on {n} faces of {obj}, deepest {v}"),
     "STAIRS": (core.stair_audit, "stairs", "Stair Audit",
                "{n} risers of {obj} too high or with treads too shallow, highest rise "
-               "{v:.3g} m"),
+               "{v}"),
     "HEADROOM": (core.headroom_audit, "headroom", "Headroom Audit",
-                 "{f} faces of {obj} with headroom below the capsule height, lowest {v:.3g} m"),
+                 "{f} faces of {obj} with headroom below the capsule height, lowest {v}"),
     "LEDGE": (core.ledge_audit, "ledges", "Ledge Audit",
-              "{n} ledge runs over an unsafe drop on {obj} ({f} faces), deepest {v:.3g} m"),
+              "{n} ledge runs over an unsafe drop on {obj} ({f} faces), {v}"),
 }
+
+
+def value_words(kind, metres) -> str:
+    """A row's worst value in words: "3 mm" below 1 cm, "0.450 m"; a ledge's "deepest 2.300
+    m", or "one over no floor below" for an infinite drop (never the search limit in m)."""
+    if kind != "LEDGE":
+        return format_depth(float(metres))
+    if not np.isfinite(metres):
+        return "one over no floor below"
+    return f"deepest {format_depth(float(metres))}"
 
 
 def _box(level, tris):
@@ -55,7 +66,8 @@ def audit_rows(level, kind, problems, key):
         n_faces = int(faces.size + unmapped)
         rows.append({"kind": kind, "capsule": "", "object": name,
                      "instancer": results.instancer_of(level_name, target),
-                     "label": text.format(n=mine.size, f=n_faces, obj=name, v=value[k]),
+                     "label": text.format(n=mine.size, f=n_faces, obj=name,
+                                          v=value_words(kind, p.value[k])),
                      "face_count": n_faces, "value": float(value[k]), "faces": faces,
                      "unmapped": int(unmapped), "stamp": level.stamp, "inputs": key,
                      "severity": p.severity.upper(), "has_bounds": True,

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .problems import audit_problems
-from .verdicts import Finding, format_vector
+from .verdicts import Finding, format_depth, format_vector
 
 AUDIT_FINDINGS_LISTED = 100  # findings per audit kind and level; one more counts the rest
 NOTHING_TO_CHECK = "nothing_to_check"
@@ -61,7 +61,7 @@ def worst_first(kind: str, result) -> WorstFirst:
 def _message(kind, where, value, got, settings) -> str:
     if kind == "stand":
         return (f"{where}: walkable floor too cramped to stand on (the capsule penetrates "
-                f"{value:.3f} m at best); widen the space or make the floor unwalkable")
+                f"{format_depth(value)} at best); widen the space or make the floor unwalkable")
     if kind == "headroom":
         height = getattr(settings, "height", None)
         than = f" ({height:g} m)" if height is not None else ""

@@ -106,3 +106,35 @@ def test_a_trace_or_cells_object_in_edit_mode_is_left_to_blender(ov, scene, bpy_
         assert after.cell_tris.shape[0] == 0 and after.trace_lines.shape[0] > 0
     for name, (tris, _colors) in before.faces.items():
         np.testing.assert_array_equal(after.faces[name][0], tris, err_msg=name)
+
+
+def test_a_capsule_3_mm_into_the_floor_is_labelled_in_mm_in_overlay_and_panel(ov, addon,
+                                                                               scene,
+                                                                               bpy_module):
+    """Depths below 1 cm in millimetres (issue 24, section 5): the overlay's label and the
+    panel's row say "3 mm", never "0.00 m"."""
+    bpy = bpy_module
+    marks = bh.addon_module(addon, "addon.overlay_marks")
+    v, f = S.grid(4, 4.0)
+    S.mesh_object(bpy, "Floor", v, f)
+    S.capsule(bpy, "Cap", (0.0, 0.0, -0.003))
+    bpy.context.view_layer.update()
+    assert bpy.ops.capsule_collision.check_penetration() == {"FINISHED"}
+    (mark,) = marks.push_marks(scene)
+    assert mark.label == "Cap: 3 mm deep", mark.label
+    labels = [r.label for r in scene.capsule_collision.results if r.capsule == "Cap"]
+    assert any("deepest 3 mm" in t for t in labels), labels
+    assert not any("0.00" in t for t in labels), labels
+
+
+def test_a_ledge_over_no_floor_says_so_in_the_panel(scene, bpy_module):
+    """A floor 2 m up with nothing below (issue 24, section 5): its ledge row says "over no
+    floor below", never the search limit as "deepest 100 m"."""
+    bpy = bpy_module
+    v, f = S.grid(2, 4.0)
+    S.mesh_object(bpy, "Deck", v, f, location=(0.0, 0.0, 2.0))
+    bpy.context.view_layer.update()
+    assert bpy.ops.capsule_collision.ledge_audit() == {"FINISHED"}
+    labels = [r.label for r in scene.capsule_collision.results if r.kind == "LEDGE"]
+    assert labels and all("over no floor below" in t for t in labels), labels
+    assert not any("100" in t for t in labels), labels
