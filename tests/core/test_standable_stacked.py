@@ -1,10 +1,16 @@
-"""Floor inside stacked, overlapping solids (issue 24, section 5). Brush-built levels keep
+"""Floor inside stacked, overlapping solids, and floor under a low slab (issue 24, section 5). Brush-built levels keep
 every brush closed and let brushes overlap: on OpenArena's oa_bases7 a 40 x 32 x 2.8 m
 brush lies on the floor with a second brush overlapping its top, so the lowest face above
 the floor is the upper brush's bottom (facing down) and "the lowest face above faces up"
 called 25,442 cells of floor inside the lower brush standable (FREE: the capsule touches
 nothing there, the brush is that large). The winding number along the ray up counts each
-solid once (core/checks/audits/cells.py ``inside_solids``)."""
+solid once (core/checks/audits/cells.py ``inside_solids``).
+
+Under a slab 0.3-0.6 m over the floor whose top is within ``step_height``, the capsule
+blocked on the floor rested raised on the slab's top (the rest meant for a stair nosing) or
+was covered by a body standing on it, so the floor under the slab was FREE and headroom
+called it clear: a raised rest or a cover counts only where the ray up from the floor
+reaches the standing foot (core/checks/audits/standable.py)."""
 
 import sys
 from pathlib import Path
@@ -74,6 +80,34 @@ def test_floor_under_a_box_on_stilts_over_a_duplicated_top_is_not_inside():
                              np.concatenate([ground_t, t + 8, top + 8]))
     states = _ground_states(mesh, (-1.5, 1.5))
     assert states[sm.INSIDE] == 0 and states[sm.FREE] > 0, states
+
+
+@pytest.mark.parametrize("slab", [(0.30, 0.45), (0.20, 0.34), (0.40, 0.455)])
+def test_floor_under_a_low_slab_is_cramped_and_its_headroom_reported(slab):
+    """A 3 x 3 m slab ``slab`` (bottom, top) over the ground, its top within the 0.46 m step:
+    the floor under it is CRAMPED (its middle cells), the headroom audit reports it with the
+    slab's bottom as clearance, and the slab's top stays standable."""
+    s = core.ControllerSettings(step_height=0.46)
+    mesh = _mesh(GROUND, ((-1.5, -1.5, slab[0]), (1.5, 1.5, slab[1])))
+    m = sm.standable_map(mesh, s)
+    mid = (np.abs(m.foot[:, 2]) < 1e-9) & (np.abs(m.foot[:, :2]) < 1.0).all(1)
+    assert mid.any() and (m.state[mid] == sm.CRAMPED).all(), np.bincount(m.state[mid])
+    top = (np.abs(m.foot[:, 2] - slab[1]) < 1e-9) & (np.abs(m.foot[:, :2]) < 1.0).all(1)
+    assert top.any() and (m.state[top] == sm.FREE).all()
+    head = core.headroom_audit(mesh, s)
+    assert head.faces.size > 0
+    np.testing.assert_allclose(head.clearance, slab[0], atol=1e-6)
+
+
+def test_a_stair_nosing_still_holds_the_floor_in_front_of_its_riser():
+    """The control of the raised rest: a 0.3 m step (a box on the ground, nothing over the
+    ground) leaves no cramped floor in front of its riser."""
+    s = core.ControllerSettings(step_height=0.35)
+    mesh = _mesh(GROUND, ((0.0, -3.0, 0.0), (3.0, 3.0, 0.3)))
+    m = sm.standable_map(mesh, s)
+    ground = (np.abs(m.foot[:, 2]) < 1e-9) & (m.state != sm.INSIDE)
+    assert ground.any() and not (m.state[ground] == sm.CRAMPED).any()
+    assert core.headroom_audit(mesh, s).faces.size == 0
 
 
 @pytest.mark.parametrize("sides, inside", [

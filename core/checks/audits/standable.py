@@ -184,10 +184,28 @@ def _free_spans(mesh, s, sp: Spans, rec, classes, cell) -> _Free:
     pushed, pushed_c = push_out(mesh, s, classes, sp.foot[test], sp.normal[test], blk, rest,
                                 cell)
     ok = ~np.isnan(pushed[:, 0])
-    stand[test] = np.where(ok[:, None], pushed, rest.stand)
-    centre[test] = np.where(ok[:, None], pushed_c, rest.centre)
-    free[test] = rest.free | ok
+    rested = rest.free & ~_over_something(mesh, s, sp.foot[test], rest)
+    stand[test] = np.where(ok[:, None], pushed, np.where(rested[:, None], rest.stand, np.nan))
+    centre[test] = np.where(ok[:, None], pushed_c,
+                            np.where(rested[:, None], rest.centre, np.nan))
+    free[test] = rested | ok
     return _Free(screened, free, stand, centre, depth, blocker)
+
+
+def _over_something(mesh, s, foot, rest) -> np.ndarray:
+    """(K,) bool: raised rests (``rest.raised``) whose support is not beside the floor point
+    ``foot`` (K, 3) but over it: the ray up from the floor meets something below the
+    support's height (a slab 0.4-0.6 m over the floor, its top within ``step_height``: the
+    body stands on the slab, not over this floor). A stair nosing in front of the next
+    riser is beside the floor: the ray up passes it."""
+    out = np.zeros(foot.shape[0], bool)
+    rows = np.flatnonzero(rest.raised)
+    if rows.size:
+        up = s.up_vector
+        rise = (rest.stand[rows] - foot[rows]) @ up
+        clearance, _ = _clearance(mesh, s, foot[rows])
+        out[rows] = clearance < rise
+    return out
 
 
 def cover_offsets(settings, cell) -> list:
@@ -302,6 +320,23 @@ def _clearance(mesh, settings, foot):
     return t + PROBE_LIFT, tri
 
 
+def _covered(mesh, s, cols: Columns, sp: Spans, fr: _Free, targets) -> np.ndarray:
+    """(T,) bool: the CRAMPED spans ``targets`` a FREE span's body stands over
+    (``cover_min``), and nothing lies between their floor and that body's foot: a body
+    standing on a slab 0.4-0.6 m over the floor (within ``step_height``) is not over the
+    floor under the slab (tests/core/test_standable_stacked.py). The lowest covering foot
+    counts; a ray up from the target's floor must reach its height."""
+    up = s.up_vector
+    lowest = cover_min(cols, fr.stand, fr.free, targets, np.nan_to_num(fr.stand) @ up, s)
+    ok = np.isfinite(lowest)
+    rise = np.where(ok, lowest - sp.height[targets], 0.0)
+    check = np.flatnonzero(ok & (rise > PROBE_LIFT))
+    if check.size:
+        clearance, _ = _clearance(mesh, s, sp.foot[targets[check]])
+        ok[check] = clearance >= rise[check]
+    return ok
+
+
 def _build(mesh, s) -> StandableMap:
     classes = face_classes(mesh, s)
     c = STANDABLE_CELL_FRACTION * s.radius
@@ -311,8 +346,7 @@ def _build(mesh, s) -> StandableMap:
     fr = _free_spans(mesh, s, sp, rec, classes, c)
     state = np.where(sp.inside, INSIDE, np.where(fr.free, FREE, CRAMPED)).astype(np.int8)
     targets = np.flatnonzero(state == CRAMPED)
-    near = cover_min(cols, fr.stand, fr.free, targets, np.zeros(sp.face.size), s)
-    state[targets[np.isfinite(near)]] = COVERED
+    state[targets[_covered(mesh, s, cols, sp, fr, targets)]] = COVERED
     weight, face_state, face_span, areas = _face_areas(mesh, sp, state, cols, s, classes)
     cramped = state == CRAMPED
     region, region_area, region_point = _regions(cols, sp, cramped, weight, s)
