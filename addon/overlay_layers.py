@@ -78,8 +78,9 @@ FACE_LAYERS = (
               "Cannot stand", (0.95, 0.25, 0.95, 0.5)),
     FaceLayer("stairs", "show_stairs", results.AUDIT_ATTRIBUTES["STAIRS"], "STAIRS",
               "Stair problem", (1.0, 0.5, 0.1, 0.55)),
+    # headroom a pure blue: the island's violet and the ceiling's purple stay apart from it
     FaceLayer("headroom", "show_headroom", results.AUDIT_ATTRIBUTES["HEADROOM"], "HEADROOM",
-              "Low headroom", (0.35, 0.5, 1.0, 0.5)),
+              "Low headroom", (0.05, 0.3, 1.0, 0.5)),
     FaceLayer("ledges", "show_ledges", results.AUDIT_ATTRIBUTES["LEDGE"], "LEDGE",
               "Ledge", (1.0, 0.9, 0.15, 0.55)),
     FaceLayer("penetration", "show_penetration", results.PENETRATION_ATTRIBUTE, None,

@@ -138,3 +138,22 @@ def test_a_ledge_over_no_floor_says_so_in_the_panel(scene, bpy_module):
     labels = [r.label for r in scene.capsule_collision.results if r.kind == "LEDGE"]
     assert labels and all("over no floor below" in t for t in labels), labels
     assert not any("100" in t for t in labels), labels
+
+
+def test_headroom_and_islands_are_drawn_in_distinct_colours(addon):
+    """Low headroom and islands lie on the same kind of floor (a slab over an island's
+    floor): the headroom layer's colour stays at least 0.45 apart (RGB) from every other
+    colour a face can take, the island's violet and the ceiling's purple included; in
+    report.png a headroom face is a finding (red) and an island violet."""
+    layers = bh.addon_module(addon, "addon.overlay_layers")
+    reach = bh.addon_module(addon, "addon.overlay_reach")
+    render = bh.addon_module(addon, "levelcheck.render")
+    head = np.array(layers.LAYER_BY_NAME["headroom"].color[:3])
+    others = [np.array(layer.color[:3]) for layer in layers.FACE_LAYERS
+              if layer.color is not None and layer.name != "headroom"]
+    others += [c[:3] for c in reach.REACH_COLORS[1:]] + [c[:3] for c in
+                                                          layers.WALKABILITY_COLORS]
+    gaps = [float(np.linalg.norm(head - c)) for c in others]
+    assert min(gaps) >= 0.45, gaps
+    island = np.array(render.COLORS["island"][:3])
+    assert np.linalg.norm(np.array(render.COLORS["finding"][:3]) - island) >= 0.45
