@@ -147,7 +147,8 @@ def _cells_object(scene, level, res, mask):
 def run_reachability(context):
     """Flood the level from the scene's spawns and write the attribute, rows and cells (the
     module docstring). Returns the message, or ("WARNING", message) when a spawn stands on
-    no floor or inside a wall (its capsule penetrates). ValueError when there is no spawn, or the level or settings cannot be read."""
+    no floor or inside a wall (its capsule penetrates). ValueError when there is no spawn,
+    or the level or settings cannot be read."""
     edited = operators.leave_edit_mode(context)
     scene = context.scene
     spawns = scene_data.spawn_objects(scene)

@@ -47,7 +47,8 @@ def summary(document) -> str:
             objs = sorted({t["object"] or f"triangle {t['triangle']}" for t in c["triangles"]})
             rows.append(("capsule", c["name"], _xyz(c["foot"]), c["expected"], c["verdict"],
                          "ok" if c["ok"] else "FAIL",
-                         (f"{format_depth(c['deepest_m'])} into " + ", ".join(objs)) if objs else ""))
+                         (f"{format_depth(c['deepest_m'])} into " + ", ".join(objs))
+                         if objs else ""))
         for w in lv["walks"]:
             first = next((e for e in w["events"] if e["kind"] != "reached_goal"), None)
             what = ""

@@ -167,7 +167,8 @@ def _on_its_side(normals, areas, corners, up, cos_walk, likely_up, step):
     return None
 
 
-def _up_axis_warning(normals, areas, corners, up, cos_walk, likely_up=None, step=0.35):
+def _up_axis_warning(normals, areas, corners, up, cos_walk, likely_up=None,
+                     step: float | None = 0.35):
     if float(areas.sum()) <= 0.0:
         return None
     found = _rotated(normals, areas, corners, up, cos_walk, likely_up, step)
@@ -263,10 +264,10 @@ def level_warnings(mesh, settings=None, up=(0.0, 0.0, 1.0),
     normals, areas, corners = _face_data(mesh)
     out = []
     likely = None if likely_up is None else as_point(likely_up, "likely_up")
-    step = float(getattr(settings, "step_height", _DEFAULT_STEP))
     scale = _centimetre_warning(normals, areas, corners, up, height)
-    if scale is not None:
-        step = None  # risers are told in metres
+    # risers are told in metres: none when the level is not
+    step = (float(getattr(settings, "step_height", _DEFAULT_STEP)) if scale is None
+            else None)
     for warning in (_up_axis_warning(normals, areas, corners, up, cos_walk, likely, step),
                     scale):
         if warning is not None:

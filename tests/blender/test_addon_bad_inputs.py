@@ -6,7 +6,6 @@ wall is a reachability warning; a walk that reached its goal counts no event."""
 
 import math
 
-import blender_helpers as bh
 import ops_scenes as S
 import pytest
 

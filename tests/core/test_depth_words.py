@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-
 from capsule_collision import core
 from capsule_collision.core.checks import verdicts
 from capsule_collision.core.checks.verdicts import format_depth

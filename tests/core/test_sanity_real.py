@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from capsule_collision import core
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))

@@ -1,6 +1,8 @@
-"""Floor inside stacked, overlapping solids, and floor under a low slab (issue 24, section 5). Brush-built levels keep
-every brush closed and let brushes overlap: on OpenArena's oa_bases7 a 40 x 32 x 2.8 m
-brush lies on the floor with a second brush overlapping its top, so the lowest face above
+"""Floor inside stacked, overlapping solids, and floor under a low slab (issue 24, section 5).
+
+Brush-built levels keep every brush closed and let brushes overlap: on OpenArena's
+oa_bases7 a 40 x 32 x 2.8 m brush lies on the floor with a second brush overlapping its
+top, so the lowest face above
 the floor is the upper brush's bottom (facing down) and "the lowest face above faces up"
 called 25,442 cells of floor inside the lower brush standable (FREE: the capsule touches
 nothing there, the brush is that large). The winding number along the ray up counts each
@@ -17,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from capsule_collision import core
 from capsule_collision.core.checks.audits import standable as sm
 from capsule_collision.core.checks.audits.cells import Records, inside_solids
