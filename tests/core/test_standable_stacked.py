@@ -134,16 +134,28 @@ import real_levels  # noqa: E402
 
 
 @pytest.mark.skipif(not real_levels.available(), reason="real levels not made")
-def test_oa_bases7_floor_inside_its_stacked_brushes_is_not_standable():
-    """The brushes 220 and 605 of oa_bases7 (40 x 32 m, z -11.38..-8.53 m), their tops
-    inside brushes 190 and 574: Quake's own brush test puts these ground points inside
-    brush 220 (tools: ../shared/real_levels/q3bsp.py ``box_depths``); the stand test's map
-    calls them buried, not standable."""
+def test_oa_bases7_stacked_brushes_and_a_slot_under_a_low_brush():
+    """oa_bases7 with Quake's player, against Quake's own brush test (../shared/real_levels/
+    q3bsp.py ``box_depths``). Brushes 220 and 605 (40 x 32 m, z -11.38..-8.53 m) have their
+    tops inside brushes 190 and 574: Quake puts these ground points inside brush 220, and the
+    map calls them buried, not standable (25,442 cells were FREE). At (98.635, 4.78, 1.204)
+    the floor runs 0.42 m under brush 72, where Quake's player box does not fit: cramped,
+    and headroom reports its face (that floor was covered from the brush's top, 0.42 m up,
+    and called clear)."""
     lv = real_levels.load("oa_bases7", clip=True)
     mesh = core.TriangleMesh(lv.vertices, lv.triangles)
-    m = sm.standable_map(mesh, core.ControllerSettings(**real_levels.QUAKE_PLAYER))
+    quake = core.ControllerSettings(**real_levels.QUAKE_PLAYER)
+    m = sm.standable_map(mesh, quake)
     points = np.array([[80.35, -15.98], [71.8, 1.6], [25.66, 1.63], [82.2, 10.8]])
     cells = m.grid.cell_of(np.c_[points, np.full(len(points), -11.3792)])
     for cell in cells:
         on = (m.cell == cell) & (np.abs(m.height + 11.3792) < 1e-3)
         assert on.any() and (m.state[on] == sm.INSIDE).all(), m.state[on]
+    slot = np.array([98.635, 4.782, 1.204])
+    on = (m.cell == m.grid.cell_of(slot[None])[0]) & (np.abs(m.height - slot[2]) < 1e-2)
+    assert on.any() and (m.state[on] == sm.CRAMPED).all(), m.state[on]
+    np.testing.assert_allclose(m.clearance[on], 0.422, atol=0.01)
+    head = core.headroom_audit(mesh, quake)
+    face = int(m.face[on][0])
+    assert face in head.faces  # its lowest clearance may lie elsewhere on the face
+    assert head.clearance[list(head.faces).index(face)] <= 0.422 + 0.01
