@@ -248,8 +248,9 @@ def _walk_rows(ob, report, level, key, rate, reach):
     walk = {"check": "route" if unexpected else "walk", "finding": ob.name,
             "expected": expect.strip().lower(), "got": verdicts.walk_verdict(report),
             "has_position": True}
+    n_events = sum(e.kind != "reached_goal" for e in report.events)  # reaching it is none
     rows = [dict(common, label=f"{ob.name}: {goal} in {report.duration:.2f} s, "
-                               f"{len(report.events)} events{exp}",
+                               f"{n_events} events{exp}",
                  severity=outcome, time=float(report.duration),
                  position=tuple(trace[-1]), bounds=tuple(trace.min(0)) + tuple(trace.max(0)),
                  **walk)]

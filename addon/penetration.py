@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.checks import verdicts
 from ..core.checks.problems import capsule_outcome
+from ..core.checks.verdicts import format_depth
 from . import results, scene_data, staleness
 
 
@@ -120,7 +121,7 @@ def capsule_rows(scene, level, j: Judged) -> list[dict]:
         rows.append(dict(
             common, object=name, instancer=results.instancer_of(level_name, target),
             label=f"{ob.name} in {name}: {faces.size + unmapped} faces{extra}, "
-                  f"deepest {depths[deepest]:.4g} m{expect}",
+                  f"deepest {format_depth(depths[deepest])}{expect}",
             face_count=int(faces.size + unmapped), value=float(depths[deepest]),
             has_value=True,
             push_out=tuple(normals[deepest] * depths[deepest] / scale), faces=faces,

@@ -261,8 +261,10 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
     """Character capsule, controller limits and what the extension checks and draws."""
 
     radius: FloatProperty(
-        name="Radius", default=0.35, min=0.0001, soft_max=5.0, unit="LENGTH", precision=3,
-        update=_preset_to_custom,
+        # min 0, not a clamp to 0.1 mm: a radius typed as 0 is an error naming the radius
+        # (core's "radius must be > 0"), never a tiny capsule or a skin-width message
+        name="Radius", default=0.35, min=0.0, soft_min=0.0001, soft_max=5.0, unit="LENGTH",
+        precision=3, update=_preset_to_custom,
         get_transform=default_in_scene_units(0.35, 0.0001),
         description="Capsule radius. Corridors narrower than twice this block the character",
     )
@@ -426,8 +428,9 @@ class CAPSULE_COLLISION_PG_object(bpy.types.PropertyGroup):
 
     role: EnumProperty(name="Role", items=ROLE_ITEMS, default="NONE",
                        description="Objects with a role are never collision geometry")
-    radius: FloatProperty(name="Radius", default=0.35, min=0.0001, soft_max=5.0,
-                          unit="LENGTH", precision=3, description="Capsule radius",
+    radius: FloatProperty(name="Radius", default=0.35, min=0.0, soft_min=0.0001,
+                          soft_max=5.0, unit="LENGTH", precision=3,
+                          description="Capsule radius (0 is an error naming it)",
                           update=_recheck_capsule,
                           get_transform=default_in_scene_units(0.35, 0.0001))
     height: FloatProperty(name="Height", default=1.8, min=0.0002, soft_max=10.0,
