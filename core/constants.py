@@ -404,3 +404,10 @@ MIN_REPORTED_DEPTH = 1e-6
 # Below it a thread pool's start (about 1 ms) costs more than it saves. Not a tolerance:
 # the threads compute the same arrays, bit for bit.
 THREADED_BUILD_TRIANGLES = 50_000
+
+# ------------------------------------------ render against collision (core/checks/collision_diff.py)
+# Metres a collision floor may lie above or below the render floor under a standing character,
+# and a capsule may overlap the other mesh, before it is a problem (floating / sunk, walls):
+# the default of 3 cm, below what a player notices at the feet, above the centimetre
+# a clip brush is often offset by. A setting (``collision_diff(..., tolerance=)``).
+COLLISION_DIFF_TOLERANCE = 0.03
