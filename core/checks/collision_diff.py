@@ -11,7 +11,8 @@ capsule resolution, in batches:
   there is let down onto the collision from ``step_height`` above (one batched sweep):
   it lands on collision floor (the height difference is the floor offset), finds no floor
   within ``step_height`` above or below (``hole``: the character falls through), or starts
-  in collision that blocks it deeper than ``tolerance`` (``invisible_wall``, standing).
+  in collision that blocks it deeper than ``wall_tolerance`` (``invisible_wall``,
+  standing).
 - ``floating`` / ``sunk``: where it lands, collision floor more than ``tolerance`` above /
   below the render floor.
 - ``invisible_wall`` (walking): two reached render spans joined both ways on the render
@@ -19,7 +20,7 @@ capsule resolution, in batches:
   moves.
 - ``walk_through_wall``: the mirror on the collision side: a FREE collision span a spawn
   reaches (collision reachability) where the capsule overlaps render geometry that is not
-  floor deeper than ``tolerance`` (a visible wall the character walks through), or two
+  floor deeper than ``wall_tolerance`` (a visible wall the character walks through), or two
   collision spans joined both ways whose render spans are not.
 - ``reach_differs``: standable floor in both whose class (reachable, trap, island) differs
   and is reachable on one of them, where no other kind already explains the span.
@@ -39,7 +40,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..constants import COLLISION_DIFF_TOLERANCE, STANDABLE_CELL_FRACTION
+from ..constants import (
+    COLLISION_DIFF_TOLERANCE,
+    COLLISION_DIFF_WALL_TOLERANCE,
+    STANDABLE_CELL_FRACTION,
+)
 from ..geometry.validate import as_points
 from ..mesh.patched import PatchedMesh
 from ..mesh.triangle_mesh import TriangleMesh
@@ -53,7 +58,7 @@ from .audits.common import (
 )
 from .audits.spans import blocking, sweep_chunks
 from .audits.standable import FREE, exact_model
-from .reach_links import Links
+from .reach_links import WALK
 from .reachability import ISLAND, REACHABLE, TRAP, Reachability, mutual_components, reachability
 from .severity import ERROR, INFO, WARNING
 
@@ -99,13 +104,14 @@ class CollisionDiff(NamedTuple):
     """Result of ``collision_diff``: problems (tuple of DiffProblem, errors first then
     largest first); render, collision : the Reachability of each mesh (over one grid);
     offset : (N,) metres collision floor minus render floor at each render span (NaN where
-    not measured); tolerance : metres; cell_size : metres."""
+    not measured); tolerance, wall_tolerance : metres; cell_size : metres."""
 
     problems: tuple
     render: Reachability
     collision: Reachability
     offset: np.ndarray
     tolerance: float
+    wall_tolerance: float
     cell_size: float
 
     def counts(self) -> dict:
@@ -168,9 +174,10 @@ def _let_down(collision, s, centre, lift, shrink=0.0):
     swept down ``lift + step_height`` on ``collision``, their radius less ``shrink`` metres
     (the same foot and top). Returns (offset (K,) metres of the collision floor above (+)
     or below (-) the floor the centre rests on, ``skin_width`` below it, NaN where the
-    capsule meets no floor it stands on (walkable support); triangle (K,); missed (K,) bool
-    nothing met or only floor too steep to stand on; obstructed (K,) bool it starts in the
-    collision)."""
+    capsule lands on no floor it stands on (walkable support); triangle (K,); missed (K,)
+    bool nothing met; obstructed (K,) bool it starts in the collision or first meets what
+    it cannot stand on: a wall it grazes, an edge, a steep face; started (K,) bool it starts
+    in the collision)."""
     u = s.up_vector
     r = s.radius - shrink
     a = centre + u * (lift - shrink)
@@ -178,13 +185,10 @@ def _let_down(collision, s, centre, lift, shrink=0.0):
     reach = lift + s.step_height
     t, nrm, _p, tri = sweep_chunks(collision, a, a + seg, r,
                                    np.tile(-u * reach, (centre.shape[0], 1)))
-    up = nrm @ u
     met = np.isfinite(t)
-    stand = met & (up >= s.cos_max_slope)
-    obstructed = met & (t == 0.0)
-    stand &= ~obstructed
+    stand = met & (t > 0.0) & (nrm @ u >= s.cos_max_slope)
     moved = lift - reach * np.where(stand, t, 0.0) + s.skin_width
-    return np.where(stand, moved, np.nan), tri, ~stand & ~obstructed, obstructed
+    return np.where(stand, moved, np.nan), tri, ~met, met & ~stand, t == 0.0
 
 
 def _floor_under(collision, s, foot) -> np.ndarray:
@@ -201,7 +205,7 @@ def _floor_under(collision, s, foot) -> np.ndarray:
     return np.where(ok, s.step_height - np.where(ok, t, 0.0), np.nan)
 
 
-def _render_marks(R: Reachability, C: Reachability, collision, s, tol) -> _Side:
+def _render_marks(R: Reachability, C: Reachability, collision, s, tol, wall_tol) -> _Side:
     """(marks on the render map: hole, invisible_wall (standing and walking), floating,
     sunk (module docstring); offset (N,) metres collision floor minus render floor, NaN
     where not measured)."""
@@ -215,25 +219,30 @@ def _render_marks(R: Reachability, C: Reachability, collision, s, tol) -> _Side:
     if not spans.size:
         return _Side(marks, value, other), offset
     centre = rm.centre[spans]
-    off, tri, hole, obstructed = _let_down(collision, s, centre, s.step_height)
+    off, tri, hole, obstructed, _started = _let_down(collision, s, centre, s.step_height)
     rows = np.flatnonzero(obstructed)
     blk = blocking(collision, s, centre[rows], face_classes(collision, s))
-    wall = blk.blocked & (blk.depth > tol)
+    wall = blk.blocked & (blk.depth > wall_tol)
     marks["invisible_wall"][spans[rows[wall]]] = True
     value[spans[rows[wall]]] = blk.depth[wall]
     other[spans[rows[wall]]] = blk.blocker[wall]
     # Not blocked beyond the tolerance: the floor under a capsule thinner by it (it starts
     # clear of what the full one grazes), from a step above, else from where it stands.
-    shrink = min(tol + DIFF_SLOP, 0.5 * s.radius)
+    shrink = min(wall_tol + DIFF_SLOP, 0.5 * s.radius)
     rows = rows[~wall]
+    buried = np.zeros(rows.size, bool)
     for lift in (s.step_height, 0.0):
-        o, t, h, still = _let_down(collision, s, centre[rows], lift, shrink)
+        o, t, h, still, buried = _let_down(collision, s, centre[rows], lift, shrink)
         done = ~still
         off[rows[done]], tri[rows[done]], hole[rows[done]] = o[done], t[done], h[done]
-        rows = rows[still]
-    # Still in the collision a step up, thinned: buried under collision the player cannot see.
-    marks["invisible_wall"][spans[rows]] = True
-    other[spans[rows]] = tri[rows]
+        rows, buried = rows[still], buried[still]
+    # Thinned, from a step up and from where it stands, still in the collision: buried under
+    # collision the player cannot see. Landing on an edge or a steep face with no floor under
+    # the foot either: the lip of a hole, where the character slides in.
+    marks["invisible_wall"][spans[rows[buried]]] = True
+    other[spans[rows[buried]]] = tri[rows[buried]]
+    lip = rows[~buried]
+    hole[lip[np.isnan(_floor_under(collision, s, rm.foot[spans[lip]]))]] = True
     marks["hole"][spans[hole]] = True
     landed = ~np.isnan(off)
     offset[spans[landed]] = off[landed]
@@ -243,7 +252,7 @@ def _render_marks(R: Reachability, C: Reachability, collision, s, tol) -> _Side:
     under[landed] = _floor_under(collision, s, rm.foot[spans[landed]])
     marks["floating"][spans[landed & (off > tol) & (under > tol)]] = True
     marks["sunk"][spans[landed & (off < -tol) & (under < -tol)]] = True
-    marks["invisible_wall"] |= _split_moves(R, C, spans, offset, s)
+    marks["invisible_wall"] |= _split_moves(R, C, spans[landed], offset, s)
     return _Side(marks, value, other), offset
 
 
@@ -256,25 +265,24 @@ def _split_moves(A: Reachability, B: Reachability, spans, offset, s) -> np.ndarr
     out = np.zeros(n_a, bool)
     on = np.zeros(n_a, bool)
     on[spans] = True
-    comp_a = mutual_components(n_a, A.moves)
     comp_b = mutual_components(n_b, B.moves)
     h = A.standable.height + np.nan_to_num(offset)
     twin = np.full(n_a, -1, np.int64)
     twin[spans] = counterpart(A, B, spans, h[spans], s.step_height,
                               B.standable.state == FREE)
     src, dst = A.moves.src, A.moves.dst
-    keep = on[src] & on[dst] & (comp_a[src] == comp_a[dst]) & (twin[src] >= 0) & \
-        (twin[dst] >= 0)
+    both = (A.moves.kind == WALK) | np.isin(dst * n_a + src, src * n_a + dst)
+    keep = both & on[src] & on[dst] & (twin[src] >= 0) & (twin[dst] >= 0)
     src, dst = src[keep], dst[keep]
     split = comp_b[twin[src]] != comp_b[twin[dst]]
     out[src[split]] = True
     return out
 
 
-def _collision_marks(R: Reachability, C: Reachability, render, s, tol) -> _Side:
+def _collision_marks(R: Reachability, C: Reachability, render, s, tol, wall_tol) -> _Side:
     """Marks on the collision map: walk_through_wall where a FREE collision span a spawn
     reaches has no FREE render span within ``tolerance`` of its height and the capsule there
-    overlaps render geometry that is not floor deeper than ``tolerance``; and where two
+    overlaps render geometry that is not floor deeper than ``wall_tolerance``; and where two
     reached collision spans joined both ways have render spans that are not."""
     cm = C.standable
     n = cm.face.size
@@ -286,7 +294,7 @@ def _collision_marks(R: Reachability, C: Reachability, render, s, tol) -> _Side:
         twin = counterpart(C, R, spans, cm.height[spans], tol, R.standable.state == FREE)
         test = spans[twin < 0]
         blk = blocking(render, s, cm.centre[test], face_classes(render, s))
-        hit = blk.blocked & (blk.depth > tol)
+        hit = blk.blocked & (blk.depth > wall_tol)
         wall[test[hit]] = True
         value[test[hit]] = blk.depth[hit]
         other[test[hit]] = blk.blocker[hit]
@@ -407,32 +415,42 @@ def _kind_problems(kind, A: Reachability, side: _Side, marked, twin_faces, s, cl
     return out
 
 
+def _metres(value, name) -> float:
+    """``value`` as finite metres >= 0; ValueError naming ``name``."""
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number of metres, got {value!r}") from None
+    if not math.isfinite(out) or out < 0.0:
+        raise ValueError(f"{name} must be finite and >= 0 metres, got {value!r}")
+    return out
+
+
 def collision_diff(render, collision, spawns, settings=None, *,
-                   tolerance=COLLISION_DIFF_TOLERANCE) -> CollisionDiff:
+                   tolerance=COLLISION_DIFF_TOLERANCE,
+                   wall_tolerance=COLLISION_DIFF_WALL_TOLERANCE) -> CollisionDiff:
     """Render against collision, judged by the character from ``spawns`` (module docstring).
 
     render, collision : core.TriangleMesh in the same frame (metres); spawns : (K, 3) foot
     points, K >= 1; settings : ControllerSettings (default if None), judged by the exact
-    model; tolerance : metres (>= 0) a floor may be above or below the other, or a capsule
-    may overlap, before it is a problem. ValueError naming the argument for bad input."""
+    model; tolerance : metres (>= 0) a collision floor may lie above or below the render
+    floor under a standing character before it is floating / sunk; wall_tolerance : metres
+    (>= 0) the capsule may overlap the other mesh before it is a wall. ValueError naming the
+    argument for bad input."""
     render = _as_mesh(render, "render")
     collision = _as_mesh(collision, "collision")
     pts = as_points(spawns, "spawns")
     if not pts.shape[0]:
         raise ValueError("spawns: give at least one foot point to judge the level from")
-    try:
-        tol = float(tolerance)
-    except (TypeError, ValueError):
-        raise ValueError(f"tolerance must be a number of metres, got {tolerance!r}") from None
-    if not math.isfinite(tol) or tol < 0.0:
-        raise ValueError(f"tolerance must be finite and >= 0 metres, got {tolerance!r}")
+    tol = _metres(tolerance, "tolerance")
+    wall_tol = _metres(wall_tolerance, "wall_tolerance")
     s = exact_model(settings_or_default(settings))
     cell = STANDABLE_CELL_FRACTION * s.radius
     rmesh, cmesh = aligned_meshes(render, collision, s.up_vector, cell)
     R = reachability(rmesh, pts, s)
     C = reachability(cmesh, pts, s)
-    rside, offset = _render_marks(R, C, cmesh, s, tol)
-    cside = _collision_marks(R, C, rmesh, s, tol)
+    rside, offset = _render_marks(R, C, cmesh, s, tol, wall_tol)
+    cside = _collision_marks(R, C, rmesh, s, tol, wall_tol)
     taken = np.zeros(R.standable.face.size, bool)
     for mask in rside.marks.values():
         taken |= mask
@@ -450,4 +468,4 @@ def collision_diff(render, collision, spawns, settings=None, *,
                                differ, twin_faces, s, classes)
     rank = {ERROR: 0, WARNING: 1, INFO: 2}
     problems.sort(key=lambda p: (rank[p.severity], DIFF_KINDS.index(p.kind), -p.size))
-    return CollisionDiff(tuple(problems), R, C, offset, tol, cell)
+    return CollisionDiff(tuple(problems), R, C, offset, tol, wall_tol, cell)
