@@ -66,12 +66,17 @@ def _strip_at(z):
             box((5.0, 0.0, -0.5), (7.0, 6.0, z))]
 
 
+def offset_collision(offset):
+    """The yard against its collision with the x in [5, 7] strip ``offset`` m higher."""
+    return _mesh(yard()), _mesh(_strip_at(offset))
+
+
 def raised_collision():
-    return _mesh(yard()), _mesh(_strip_at(STEP_OFFSET))
+    return offset_collision(STEP_OFFSET)
 
 
 def lowered_collision():
-    return _mesh(yard()), _mesh(_strip_at(-STEP_OFFSET))
+    return offset_collision(-STEP_OFFSET)
 
 
 PLATFORM = ((8.0, 1.0, 0.0), (11.0, 5.0, 1.0))
