@@ -464,7 +464,7 @@ def collision_diff(render, collision, spawns, settings=None, *,
         problems += _kind_problems(kind, R, rside, rside.marks[kind], rside.other_face, s, None)
     problems += _kind_problems("walk_through_wall", C, cside, cside.marks["walk_through_wall"],
                                cside.other_face, s, None)
-    problems += _kind_problems("reach_differs", R, rside._replace(value=np.zeros(taken.size)),
+    problems += _kind_problems("reach_differs", R, _Side({}, np.zeros(taken.size), twin),
                                differ, twin_faces, s, classes)
     rank = {ERROR: 0, WARNING: 1, INFO: 2}
     problems.sort(key=lambda p: (rank[p.severity], DIFF_KINDS.index(p.kind), -p.size))
