@@ -2,8 +2,9 @@
 meshes) against what the engine collides with (collision meshes), judged from the spawns
 with the same capsule and controller as every other check.
 
-``collision_diff(render, collision, spawns, settings)`` computes ``reachability`` on both
-meshes over one cell grid (the two grids share their origin, so a render span and a
+``collision_diff(render, collision, spawns, settings)`` lets the spawns fall onto each mesh
+(``settle``: a spawn placed in the air lands where the player does) and computes
+``reachability`` on both meshes over one cell grid (the two grids share their origin, so a render span and a
 collision span in the same cell are at the same horizontal point), then compares them at
 capsule resolution, in batches:
 
@@ -56,6 +57,7 @@ from .audits.common import (
     raycast_chunks,
     settings_or_default,
 )
+from ..walk.walker import FALL_OUT_OF_LEVEL_DISTANCE
 from .audits.spans import blocking, sweep_chunks
 from .audits.standable import FREE, exact_model
 from .reach_links import WALK
@@ -147,6 +149,19 @@ def aligned_meshes(render, collision, up, cell):
         extra = (x0 * e1 + y0 * e2 + h * u)[None, :]
         out.append(TriangleMesh(np.vstack([mesh.vertices, extra]), mesh.triangles))
     return out[0], out[1]
+
+
+def settle(mesh, spawns, s) -> np.ndarray:
+    """(K, 3) the foot points ``spawns`` (K, 3) let fall onto ``mesh`` (the capsule swept
+    down at most FALL_OUT_OF_LEVEL_DISTANCE): a spawn placed in the air lands where the
+    player does (Quake's spawn points float up to 2 m above the floor); a spawn that starts
+    in the mesh or has nothing below stays where it is."""
+    u = s.up_vector
+    a = spawns + u * (s.radius + s.skin_width)
+    t, _n, _p, _t = sweep_chunks(mesh, a, a + u * (s.height - 2.0 * s.radius), s.radius,
+                                 np.tile(-u * FALL_OUT_OF_LEVEL_DISTANCE, (spawns.shape[0], 1)))
+    drop = np.where(np.isfinite(t), t, 0.0) * FALL_OUT_OF_LEVEL_DISTANCE
+    return spawns - np.outer(drop, u)
 
 
 def counterpart(src: Reachability, dst: Reachability, spans, heights, window, mask=None):
@@ -447,8 +462,8 @@ def collision_diff(render, collision, spawns, settings=None, *,
     s = exact_model(settings_or_default(settings))
     cell = STANDABLE_CELL_FRACTION * s.radius
     rmesh, cmesh = aligned_meshes(render, collision, s.up_vector, cell)
-    R = reachability(rmesh, pts, s)
-    C = reachability(cmesh, pts, s)
+    R = reachability(rmesh, settle(rmesh, pts, s), s)
+    C = reachability(cmesh, settle(cmesh, pts, s), s)
     rside, offset = _render_marks(R, C, cmesh, s, tol, wall_tol)
     cside = _collision_marks(R, C, rmesh, s, tol, wall_tol)
     taken = np.zeros(R.standable.face.size, bool)
