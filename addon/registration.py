@@ -12,18 +12,21 @@ from . import (
     live,
     operators,
     operators_audit,
+    operators_diff,
     operators_reach,
     operators_recheck,
     operators_select,
     operators_walk,
     overlay,
     panels,
+    panels_authoring,
     properties,
 )
 
 # properties first: the other modules' classes point at its property groups
 classes = tuple(c for m in (properties, operators, operators_select, operators_recheck,
-                           operators_audit, operators_reach, operators_walk, panels)
+                           operators_audit, operators_reach, operators_walk, operators_diff,
+                           panels, panels_authoring)
                 for c in m.classes)
 HOOK_MODULES = (live, gizmos, overlay)
 
