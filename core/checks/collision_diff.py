@@ -70,6 +70,9 @@ DIFF_SEVERITY = {"hole": ERROR, "invisible_wall": WARNING, "walk_through_wall": 
                  "reach_differs": WARNING, "floating": INFO, "sunk": INFO}
 CLASS_WORDS = ("reachable", "a trap", "an island")
 DIFF_SLOP = 1e-4  # metres a capsule is thinned beyond the tolerance (clear of what it grazes)
+# Metres two stand points may differ and be the same place (float noise of two builds of
+# the same floor; far below the tolerances): such spans are not let down again.
+STAND_MATCH = 1e-4
 
 
 class DiffProblem(NamedTuple):
@@ -220,6 +223,18 @@ def _floor_under(collision, s, foot) -> np.ndarray:
     return np.where(ok, s.step_height - np.where(ok, t, 0.0), np.nan)
 
 
+def same_stand(R: Reachability, C: Reachability, spans, tol) -> tuple:
+    """(matched (S,) bool, twin (S,) int64): the FREE render spans ``spans`` whose cell has a
+    FREE collision span at the same floor height (within ``tol``) where the character stands
+    at the same point (within STAND_MATCH): the capsule fits there on both, at the same
+    height, so letting it down would find what the maps already say."""
+    twin = counterpart(R, C, spans, R.standable.height[spans], tol,
+                       C.standable.state == FREE)
+    ok = twin >= 0
+    d = np.abs(C.standable.stand[np.maximum(twin, 0)] - R.standable.stand[spans]).max(1)
+    return ok & (d <= STAND_MATCH), twin
+
+
 def _render_marks(R: Reachability, C: Reachability, collision, s, tol, wall_tol) -> _Side:
     """(marks on the render map: hole, invisible_wall (standing and walking), floating,
     sunk (module docstring); offset (N,) metres collision floor minus render floor, NaN
@@ -230,9 +245,12 @@ def _render_marks(R: Reachability, C: Reachability, collision, s, tol, wall_tol)
     value = np.zeros(n)
     other = np.full(n, -1, np.int64)
     offset = np.full(n, np.nan)
-    spans = np.flatnonzero((rm.state == FREE) & (R.cell_class <= TRAP))
-    if not spans.size:
-        return _Side(marks, value, other), offset
+    reached = np.flatnonzero((rm.state == FREE) & (R.cell_class <= TRAP))
+    same, twin = same_stand(R, C, reached, tol)
+    up = s.up_vector
+    offset[reached[same]] = (C.standable.stand[twin[same]] - rm.stand[reached[same]]) @ up
+    other[reached[same]] = C.standable.face[twin[same]]
+    spans = reached[~same]
     centre = rm.centre[spans]
     off, tri, hole, obstructed, _started = _let_down(collision, s, centre, s.step_height)
     rows = np.flatnonzero(obstructed)
@@ -267,7 +285,8 @@ def _render_marks(R: Reachability, C: Reachability, collision, s, tol, wall_tol)
     under[landed] = _floor_under(collision, s, rm.foot[spans[landed]])
     marks["floating"][spans[landed & (off > tol) & (under > tol)]] = True
     marks["sunk"][spans[landed & (off < -tol) & (under < -tol)]] = True
-    marks["invisible_wall"] |= _split_moves(R, C, spans[landed], offset, s)
+    measured = reached[~np.isnan(offset[reached])]
+    marks["invisible_wall"] |= _split_moves(R, C, measured, offset, s)
     return _Side(marks, value, other), offset
 
 
