@@ -45,7 +45,7 @@ def render_parts(depsgraph, scene) -> list:
         return []
     collision = {o.name for o in collision_objects(scene, depsgraph)}
     results = bpy.data.collections.get(RESULTS_COLLECTION)
-    excluded = {o.name for o in results.all_objects} if results is not None else set()
+    excluded: set = {o.name for o in results.all_objects} if results is not None else set()
     unit = unit_scale_of(scene)
     parts = []
     for inst in depsgraph.object_instances:
@@ -55,7 +55,8 @@ def render_parts(depsgraph, scene) -> list:
         if inst.is_instance:
             parent = inst.parent.original if inst.parent is not None else None
             inner = inst.instance_object.original if inst.instance_object is not None else None
-            if not (_drawn(parent, collision, excluded) or _drawn(inner, collision, excluded)):
+            if parent is None or inner is None or not (
+                    _drawn(parent, collision, excluded) or _drawn(inner, collision, excluded)):
                 continue
             generated = inner == parent
             src = PartSource(f"{parent.name}/{inner.name}", ob, None if generated else inner,

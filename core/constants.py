@@ -405,7 +405,7 @@ MIN_REPORTED_DEPTH = 1e-6
 # the threads compute the same arrays, bit for bit.
 THREADED_BUILD_TRIANGLES = 50_000
 
-# ------------------------------------------ render against collision (core/checks/collision_diff.py)
+# ------------------------------- render against collision (core/checks/collision_diff.py)
 # Metres a collision floor may lie above or below the render floor under a standing character
 # before it is floating / sunk: the default of 3 cm, below what a player notices at
 # the feet, above the centimetre a clip brush is often offset by. A setting

@@ -4,9 +4,9 @@ with the same capsule and controller as every other check.
 
 ``collision_diff(render, collision, spawns, settings)`` lets the spawns fall onto each mesh
 (``settle``: a spawn placed in the air lands where the player does) and computes
-``reachability`` on both meshes over one cell grid (the two grids share their origin, so a render span and a
-collision span in the same cell are at the same horizontal point), then compares them at
-capsule resolution, in batches:
+``reachability`` on both meshes over one cell grid (the two grids share their origin, so a
+render span and a collision span in the same cell are at the same horizontal point), then
+compares them at capsule resolution, in batches:
 
 - On every FREE render span a spawn reaches (render reachability), the capsule standing
   there is let down onto the collision from ``step_height`` above (one batched sweep):
@@ -49,6 +49,7 @@ from ..constants import (
 from ..geometry.validate import as_points
 from ..mesh.patched import PatchedMesh
 from ..mesh.triangle_mesh import TriangleMesh
+from ..walk.walker import FALL_OUT_OF_LEVEL_DISTANCE
 from .audits.cells import shifted
 from .audits.common import (
     components,
@@ -57,7 +58,6 @@ from .audits.common import (
     raycast_chunks,
     settings_or_default,
 )
-from ..walk.walker import FALL_OUT_OF_LEVEL_DISTANCE
 from .audits.spans import blocking, sweep_chunks
 from .audits.standable import FREE, exact_model
 from .reach_links import WALK
@@ -235,7 +235,7 @@ def same_stand(R: Reachability, C: Reachability, spans, tol) -> tuple:
     return ok & (d <= STAND_MATCH), twin
 
 
-def _render_marks(R: Reachability, C: Reachability, collision, s, tol, wall_tol) -> _Side:
+def _render_marks(R: Reachability, C: Reachability, collision, s, tol, wall_tol) -> tuple:
     """(marks on the render map: hole, invisible_wall (standing and walking), floating,
     sunk (module docstring); offset (N,) metres collision floor minus render floor, NaN
     where not measured)."""
