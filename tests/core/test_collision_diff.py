@@ -231,3 +231,14 @@ def test_problem_to_dict_is_json_ready():
     assert d["kind"] == "hole" and d["unit"] == "m2" and d["collision_faces"] == []
     assert set(d) == {"kind", "severity", "point", "size", "unit", "value", "render_faces",
                       "collision_faces", "cause"}
+
+
+def test_spawns_in_the_air_land_first():
+    """A spawn placed 1.5 m above the floor (Quake's float up to 2 m) lands before the
+    flood: the same problem as from the floor."""
+    render, collision = D.crate_in_collision()
+    low = collision_diff(render, collision, D.SPAWN, S)
+    high = collision_diff(render, collision, D.SPAWN + [0.0, 0.0, 1.5], S)
+    assert _kinds(high) == _kinds(low) == ["invisible_wall"]
+    assert np.array_equal(high.problems[0].collision_faces, low.problems[0].collision_faces)
+    assert high.render.spawn_cells[0] >= 0 and high.collision.spawn_cells[0] >= 0
