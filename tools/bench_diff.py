@@ -68,7 +68,10 @@ def run(pair, repeat: int) -> dict:
         diff = collision_diff(rm, cm, spawns, s)
         row = {"pair": name, "render": rm.n_triangles, "collision": cm.n_triangles,
                "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
-               "counts": diff.counts(), "spans": int(diff.render.cell_class.size
+               "counts": diff.counts(),
+               "sizes": {k: sum(p.size for p in diff.problems if p.kind == k)
+                         for k in DIFF_KINDS},
+               "spans": int(diff.render.cell_class.size
                                                      + diff.collision.cell_class.size)}
         if best is None or row["wall_s"] < best["wall_s"]:
             best = row
@@ -84,6 +87,11 @@ def print_table(rows, out=sys.stdout):
         print(f"{r['pair']:<13}{r['render']:>8,}{r['collision']:>10,}{r['spans']:>10,}"
               f"{r['wall_s']:>8.2f}{r['cpu_s']:>7.2f}{target:>7}"
               + "".join(f"{r['counts'][k]:>10}" for k in DIFF_KINDS), file=out)
+    print("\ntotal size per kind (m^2; thru.wall: m of wall)", file=out)
+    print(f"{'pair':<13}" + "".join(f"{SHORT[k]:>10}" for k in DIFF_KINDS), file=out)
+    for r in rows:
+        print(f"{r['pair']:<13}" + "".join(f"{r['sizes'][k]:>10.1f}" for k in DIFF_KINDS),
+              file=out)
 
 
 def main(argv=None):
