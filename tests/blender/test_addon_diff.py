@@ -202,3 +202,27 @@ def test_cli_refuses_a_missing_render_file(tmp_path):
     assert proc.returncode == 2
     assert "\"render\"" in proc.stderr and "nope.obj" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_cli_reads_render_and_collision_by_engine_naming(tmp_path, scene, bpy_module):
+    """A .blend with ``--naming``: the collision is Floor_col and UCX_Crate, the render the
+    other visible mesh (Floor); the sidecar gives the spawn."""
+    bpy = bpy_module
+    bh.grid("Floor", 10)
+    bh.grid("Floor_col", 10)
+    bh.box("UCX_Crate", (1.0, -1.0, -0.2), (2.0, 1.0, 2.5))
+    blend = tmp_path / "named.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
+    (tmp_path / "named.levelcheck.json").write_text(json.dumps({"spawns": [[-3.0, 0.0, 0.0]]}))
+    out = tmp_path / "out"
+    proc = subprocess.run([*CLI, str(blend), "--naming", "--out", str(out), "--no-png",
+                           "--checks", "collision_diff", "--quiet"],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    (level,) = json.loads((out / "report.json").read_text())["levels"]
+    assert sorted(level["objects"]) == ["Floor_col", "UCX_Crate"]
+    block = level["collision_diff"]
+    assert block["render"] == "naming" and block["counts"]["invisible_wall"] == 1
+    (f,) = [f for f in level["findings"] if f["check"] == "collision_diff"]
+    assert f["name"].startswith("Floor face ")  # the render floor, named by its object
+    assert {x["object"] for x in f["faces"]} == {"UCX_Crate"}
