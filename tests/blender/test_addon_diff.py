@@ -226,3 +226,23 @@ def test_cli_reads_render_and_collision_by_engine_naming(tmp_path, scene, bpy_mo
     (f,) = [f for f in level["findings"] if f["check"] == "collision_diff"]
     assert f["name"].startswith("Floor face ")  # the render floor, named by its object
     assert {x["object"] for x in f["faces"]} == {"UCX_Crate"}
+
+
+def test_render_is_every_visible_mesh_outside_the_collision_collection(scene, bpy_module, mods):
+    bpy = bpy_module
+    coll = bpy.data.collections.new("Collision")
+    scene.collection.children.link(coll)
+    bh.grid("Floor", 10)
+    bh.grid("Floor_proxy", 10, collection=coll)
+    bh.box("Crate_proxy", (1.0, -1.0, -0.2), (2.0, 1.0, 2.5), collection=coll)
+    hidden = bh.box("Hidden", (3.0, 3.0, 0.0), (4.0, 4.0, 1.0))
+    hidden.hide_set(True)
+    cap = bh.capsule("Spawn", (-3.0, 0.0, 0.1))
+    cap.capsule_collision.spawn = True
+    scene.capsule_collision.collision_source = "COLLECTION"
+    scene.capsule_collision.collision_collection = coll
+    bpy.context.view_layer.update()
+    render = mods.scene_render.read_render(bpy.context.evaluated_depsgraph_get(), scene)
+    assert render.objects == ("Floor",)  # not the capsule, not the hidden box
+    assert bpy.ops.capsule_collision.collision_diff() == {"FINISHED"}
+    assert {r.object for r in _rows(scene)} == {"", "Floor", "Crate_proxy"}
