@@ -147,8 +147,22 @@ def test_no_spawn_is_refused(scene, bpy_module, mods):
         mods.diff.run_collision_diff(bpy.context)
 
 
-def test_clear_results_removes_the_attribute_and_undo_restores_nothing_twice(scene, bpy_module,
-                                                                            mods):
+def test_undo_removes_everything_it_wrote(scene, bpy_module, mods):
+    bpy = bpy_module
+    _level(bpy, scene)
+    bpy.ops.ed.undo_push(message="built")
+    bpy.ops.ed.undo_push(message="before")
+    assert bpy.ops.capsule_collision.collision_diff() == {"FINISHED"}
+    bpy.ops.ed.undo_push(message="collision diff")
+    assert _rows(bpy.context.scene)
+    bpy.ops.ed.undo()
+    scene = bpy.context.scene  # a memfile undo replaces the scene
+    assert not _rows(scene)
+    assert _codes(bpy.data.objects["UCX_Crate"]) is None
+    assert _codes(bpy.data.objects["Floor"]) is None
+
+
+def test_clear_results_removes_the_attribute_and_the_rows(scene, bpy_module, mods):
     bpy = bpy_module
     _level(bpy, scene)
     bpy.ops.capsule_collision.collision_diff()
