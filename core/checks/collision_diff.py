@@ -286,15 +286,19 @@ def _render_marks(R: Reachability, C: Reachability, collision, s, tol, wall_tol)
     marks["floating"][spans[landed & (off > tol) & (under > tol)]] = True
     marks["sunk"][spans[landed & (off < -tol) & (under < -tol)]] = True
     measured = reached[~np.isnan(offset[reached])]
-    marks["invisible_wall"] |= _split_moves(R, C, measured, offset, s)
+    split, face = _split_moves(R, C, measured, offset, s)
+    walk = split & ~marks["invisible_wall"]
+    marks["invisible_wall"] |= walk
+    other[walk] = face[walk]
     return _Side(marks, value, other), offset
 
 
-def _split_moves(A: Reachability, B: Reachability, spans, offset, s) -> np.ndarray:
-    """(N_A,) bool: spans of ``A`` among ``spans`` joined both ways on ``A`` to another of
-    them whose spans on ``B`` (same cell, the FREE one nearest the height plus ``offset``
-    (N_A,), within ``step_height``) are both FREE but in different two-way components of
-    ``B``'s moves: a move ``A`` makes and ``B`` refuses."""
+def _split_moves(A: Reachability, B: Reachability, spans, offset, s) -> tuple:
+    """(split (N_A,) bool, face (N_A,) int64): spans of ``A`` among ``spans`` joined both
+    ways on ``A`` to another of them whose spans on ``B`` (same cell, the FREE one nearest
+    the height plus ``offset`` (N_A,), within ``step_height``) are both FREE but in different
+    two-way components of ``B``'s moves: a move ``A`` makes and ``B`` refuses; ``face`` the
+    face of each split span's span on ``B`` (-1 for the others)."""
     n_a, n_b = A.standable.face.size, B.standable.face.size
     out = np.zeros(n_a, bool)
     on = np.zeros(n_a, bool)
@@ -310,7 +314,8 @@ def _split_moves(A: Reachability, B: Reachability, spans, offset, s) -> np.ndarr
     src, dst = src[keep], dst[keep]
     split = comp_b[twin[src]] != comp_b[twin[dst]]
     out[src[split]] = True
-    return out
+    face = np.where(out, B.standable.face[np.maximum(twin, 0)], -1)
+    return out, face
 
 
 def _collision_marks(R: Reachability, C: Reachability, render, s, tol, wall_tol) -> _Side:
@@ -332,7 +337,10 @@ def _collision_marks(R: Reachability, C: Reachability, render, s, tol, wall_tol)
         wall[test[hit]] = True
         value[test[hit]] = blk.depth[hit]
         other[test[hit]] = blk.blocker[hit]
-        wall |= _split_moves(C, R, spans, np.zeros(n), s)
+        split, face = _split_moves(C, R, spans, np.zeros(n), s)
+        walk = split & ~wall
+        wall |= walk
+        other[walk] = face[walk]
     return _Side({"walk_through_wall": wall}, value, other)
 
 
