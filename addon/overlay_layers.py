@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import core
-from . import cache, level_parts, live_state, overlay_reach, results, scene_data
+from . import cache, level_parts, live_state, overlay_reach, results, scene_data, scene_render
 from .overlay_marks import (
     CONTACT,
     EVENT_COLORS,
@@ -51,6 +51,19 @@ PENETRATION_TINT = (1.0, 0.45, 0.45, 0.45)  # lighter than the capsule's red: th
 WALKABILITY_COLORS = results.WALKABILITY_COLORS[:4].copy()  # WALKABLE, STEEP, WALL, CEILING
 WALKABILITY_COLORS[:, 3] = (0.35, 0.35, 0.25, 0.35)
 WALKABILITY_NAMES = ("Walkable", "Steep", "Wall", "Ceiling")
+# RGBA per cc_collision_diff code (operators_diff.DIFF_CODES): none, hole, invisible wall,
+# walk-through wall, reach differs, floating, sunk; drawn on render and collision meshes.
+DIFF_COLORS = np.array([
+    (0.0, 0.0, 0.0, 0.0),  # none: not drawn
+    (1.0, 0.05, 0.05, 0.6),  # hole: red (an error)
+    (1.0, 0.55, 0.0, 0.55),  # invisible wall: orange
+    (0.95, 0.2, 0.75, 0.55),  # walk-through wall: magenta
+    (0.3, 0.45, 1.0, 0.5),  # reach differs: blue
+    (0.2, 0.9, 0.95, 0.45),  # floating: cyan
+    (0.55, 0.4, 0.2, 0.5),  # sunk: brown
+], np.float32)
+DIFF_NAMES = ("", "Hole", "Invisible wall", "Walk-through wall", "Reach differs", "Floating",
+              "Sunk")
 
 
 class FaceLayer(NamedTuple):
@@ -87,7 +100,12 @@ FACE_LAYERS = (
               "Out of reach (audits)", (0.55, 0.55, 0.55, 0.45)),
     FaceLayer("penetration", "show_penetration", results.PENETRATION_ATTRIBUTE, None,
               "Penetrated", PENETRATION_TINT),
+    FaceLayer("collision_diff", "show_collision_diff", results.DIFF_ATTRIBUTE, None,
+              "Render vs collision", None, DIFF_COLORS, DIFF_NAMES),
 )
+# Layers drawn on the render meshes too (scene_render: the meshes the collision source
+# leaves out), not only on the level's parts.
+RENDER_LAYERS = ("collision_diff",)
 LAYER_BY_NAME = {layer.name: layer for layer in FACE_LAYERS}
 
 
@@ -264,9 +282,14 @@ def face_layers(scene, depsgraph, shown) -> dict:
     attrs = _Attributes(depsgraph)
     live = live_hits_by_part(scene) if "penetration" in shown else {}
     out: dict = {name: [] for name in shown}
-    for part in parts:
+    render_shown = [n for n in shown if n in RENDER_LAYERS]
+    drawn_parts = [(part, shown) for part in parts]
+    if render_shown:
+        drawn_parts += [(part, render_shown)
+                        for part in scene_render.render_parts(depsgraph, scene)]
+    for part, names in drawn_parts:
         ob = results.object_for(part.name)
-        for name in shown:
+        for name in names:
             layer = LAYER_BY_NAME[name]
             values = part_values(layer, part, ob, attrs, scene, live)
             if values is None:

@@ -98,6 +98,9 @@ RESULT_KINDS = (
     ("REACHABILITY", "Reachability", "Where the character can go from the spawns (summary)"),
     ("ISLAND", "Island", "Standable floor no spawn reaches"),
     ("TRAP", "Trap", "Floor a spawn reaches but cannot leave (a pit, a one-way drop)"),
+    ("COLLISION_DIFF", "Render vs Collision", "Where the collision differs from the render "
+     "meshes for the character: holes, invisible walls, walls it walks through, floating or "
+     "sunk feet, reach that differs"),
 )
 
 ROLE_ITEMS = (
@@ -385,6 +388,15 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
         name="Reachability", default=True,
         description="Draw where the character can go: reachable floor, islands and traps "
         "coloured, cramped floor as squares where it is, and the spawns")
+    show_collision_diff: BoolProperty(
+        name="Render vs Collision", default=True,
+        description="Draw where the collision differs from the render meshes (Render vs "
+        "Collision), on both, coloured by kind")
+    diff_tolerance: FloatProperty(
+        name="Floor Tolerance", default=0.03, min=0.0, soft_max=0.5, unit="LENGTH",
+        precision=3, description="Render vs Collision: how far the collision floor may lie "
+        "above or below the render floor under a standing character before the feet float "
+        "or sink")
     show_legend: BoolProperty(name="Legend", default=True,
                               description="Draw the overlay's legend in the viewport corner")
     live_check: BoolProperty(

@@ -39,9 +39,11 @@ REACH_CODES = {REACH_NONE: "none (no standable floor: walls, ceilings, cramped o
                REACH_REACHABLE: "reachable from a spawn, and back",
                REACH_TRAP: "trap: a spawn reaches it but cannot get back",
                REACH_ISLAND: "island: no spawn reaches it"}
+# INT8 FACE: render against collision (operators_diff.DIFF_CODES), on both levels' meshes.
+DIFF_ATTRIBUTE = "cc_collision_diff"
 ALL_ATTRIBUTES = ((PENETRATION_ATTRIBUTE, WALKABILITY_ATTRIBUTE, WALKABILITY_COLOR_ATTRIBUTE)
                   + tuple(AUDIT_ATTRIBUTES.values()) + tuple(OUT_OF_REACH_ATTRIBUTES.values())
-                  + (OUT_OF_REACH_ATTRIBUTE, REACHABILITY_ATTRIBUTE))
+                  + (OUT_OF_REACH_ATTRIBUTE, REACHABILITY_ATTRIBUTE, DIFF_ATTRIBUTE))
 UNKNOWN_WALKABILITY = -1  # INT8 code of an original face no evaluated triangle maps back to
 
 # RGBA per core walkability code (WALKABLE, STEEP, WALL, CEILING), then unknown.

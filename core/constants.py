@@ -433,3 +433,16 @@ HULL_COLLINEAR_REL = 1e-12
 # Metres: a vertex this far outside a face's plane still counts as on the convex side
 # (Blender stores float32 positions: 100 m away they round by ~4e-6 m).
 CONVEX_TOL = 1e-5
+
+# ------------------------------- render against collision (core/checks/collision_diff.py)
+# Metres a collision floor may lie above or below the render floor under a standing character
+# before it is floating / sunk: the default of 3 cm, below what a player notices at
+# the feet, above the centimetre a clip brush is often offset by. A setting
+# (``collision_diff(..., tolerance=)``).
+COLLISION_DIFF_TOLERANCE = 0.03
+# Metres the capsule may overlap the other mesh before it is an invisible wall or a wall the
+# character walks through: a stair ramp along the nosings has sides a few centimetres above
+# the flight's stepped sides (3.4 cm for 0.17 m risers beside the flight's foot), which no
+# player notices; a crate or a wall is tens of centimetres. Pinned by
+# tests/core/test_collision_diff.py::test_stair_ramp_gives_no_hole_or_wall.
+COLLISION_DIFF_WALL_TOLERANCE = 0.05
