@@ -94,3 +94,39 @@ def fly(ctrl, feet, directions, v0, max_walk) -> Arcs:
         landed[act[land]] = True
         done[act[land | (~left[act] & (walked[act] >= max_walk))]] = True
     return Arcs(pos, landed, frames)
+
+
+def arc_keys(smap, nodes, dirs, jump: bool) -> np.ndarray:
+    """(K,) int64 keys naming the arcs from map spans ``nodes`` (K,) in directions ``dirs``
+    (K,) (cell, face, direction, jump or walk-off): the same arc in any map of the level."""
+    faces = int(smap.classes.size)
+    return ((smap.cell[nodes] * faces + smap.face[nodes]) * 4 + dirs) * 2 + int(jump)
+
+
+class ArcCache:
+    """Arcs flown so far, by ``arc_keys``: a flood over a growing map flies each arc once."""
+
+    def __init__(self):
+        self.keys = np.empty(0, np.int64)
+        self.foot = np.empty((0, 3))
+        self.landed = np.empty(0, bool)
+
+    def fly(self, keys, ctrl, feet, directions, v0, max_walk) -> Arcs:
+        """``fly`` for the arcs ``keys`` (K,) not flown yet; the others as flown before."""
+        pos = np.minimum(np.searchsorted(self.keys, keys), max(self.keys.size - 1, 0))
+        hit = (self.keys.size > 0) & (self.keys[pos] == keys) if self.keys.size else \
+            np.zeros(keys.size, bool)
+        foot = np.empty((keys.size, 3))
+        landed = np.empty(keys.size, bool)
+        foot[hit], landed[hit] = self.foot[pos[hit]], self.landed[pos[hit]]
+        frames = 0
+        miss = np.flatnonzero(~hit)
+        if miss.size:
+            arcs = fly(ctrl, feet[miss], directions[miss], v0, max_walk)
+            foot[miss], landed[miss], frames = arcs.foot, arcs.landed, arcs.frames
+            keys_all = np.concatenate([self.keys, keys[miss]])
+            order = np.argsort(keys_all, kind="stable")
+            self.keys = keys_all[order]
+            self.foot = np.concatenate([self.foot, arcs.foot])[order]
+            self.landed = np.concatenate([self.landed, arcs.landed])[order]
+        return Arcs(foot, landed, frames)

@@ -45,9 +45,11 @@ from .audits.standable import (
     StandableMap,
     cover_min,
     exact_model,
+    has_map,
     standable_map,
 )
-from .reach_arcs import WALKOFF_MAX_CELLS, fly, take_off_speed
+from .audits.window import MapWindow, window_worthwhile
+from .reach_arcs import WALKOFF_MAX_CELLS, ArcCache, arc_keys, fly, take_off_speed
 from .reach_links import (
     DIRECTIONS,
     FALL,
@@ -63,6 +65,8 @@ from .reach_links import (
 REACHABLE, TRAP, ISLAND, CRAMPED_CELL, INSIDE_CELL = 0, 1, 2, 3, 4
 CELL_CLASSES = ("reachable", "trap", "island", "cramped", "inside")
 ARC_ROUNDS = 8  # rounds of arcs from newly reached nodes at most (each can reach more)
+WINDOW_MIN_SPANS = 400_000  # spans of the whole map above which the map is built tile by tile
+WINDOW_ROUNDS = 24  # rounds of growing the built tiles at most
 
 
 class Region(NamedTuple):
@@ -175,10 +179,21 @@ def closure(comp, links: Links, seeds, n: int):
     return fwd[comp], back[comp]
 
 
-def _worth(smap, h, comp, nodes, dirs, reach, rise) -> np.ndarray:
+class Scope(NamedTuple):
+    """What the flood knows of the map: known(cells) -> (K,) bool the cells built (None: the
+    whole map); low : metres, the lowest height an arc can fall to (None: the map's lowest
+    free span); cache : the ArcCache of arcs flown so far (None: none kept)."""
+
+    known: object = None
+    low: object = None
+    cache: object = None
+
+
+def _worth(smap, h, comp, nodes, dirs, reach, rise, scope=Scope()) -> np.ndarray:
     """(E,) bool: within ``reach`` (E,) cells along each direction lies a FREE span of
     another component at most ``rise`` metres above the node (an arc there could add a move
-    the links do not have; landing in the node's own component adds nothing)."""
+    the links do not have; landing in the node's own component adds nothing), or a column
+    not built yet (``scope.known``: the arc may land there)."""
     worth = np.zeros(nodes.size, bool)
     free = smap.state == FREE
     for di, (dx, dy) in enumerate(DIRECTIONS):
@@ -189,31 +204,44 @@ def _worth(smap, h, comp, nodes, dirs, reach, rise) -> np.ndarray:
                 break
             col = shifted(smap.grid, smap.cell[nodes[rows]], k * dx, k * dy)
             j = smap.columns.lookup(col, h[nodes[rows]], -np.inf, rise, free, h)
-            worth[rows[(j >= 0) & (comp[np.maximum(j, 0)] != comp[nodes[rows]])]] = True
+            new = (j >= 0) & (comp[np.maximum(j, 0)] != comp[nodes[rows]])
+            if scope.known is not None:
+                new |= ~scope.known(col)
+            worth[rows[new]] = True
     return worth
 
 
-def _arc_reach(smap, h, nodes, settings, v0) -> np.ndarray:
+def _arc_reach(smap, h, nodes, settings, v0, low=None) -> np.ndarray:
     """(E,) cells an arc from ``nodes`` can carry the character horizontally before it is as
     low as the level's lowest point: ``speed`` x the time up and down, plus a radius and a
-    cell (where the arc ends perched on an edge)."""
+    cell (where the arc ends perched on an edge). low : the lowest height (None: the map's
+    lowest free span)."""
     s = settings
     g = max(s.gravity, 1e-12)
-    drop = np.maximum(h[nodes] - float((smap.stand[smap.state == FREE] @ smap.grid.up).min()),
-                      0.0) + s.height
+    if low is None:
+        low = float((smap.stand[smap.state == FREE] @ smap.grid.up).min())
+    drop = np.maximum(h[nodes] - low, 0.0) + s.height
     t_air = 2.0 * v0 / g + np.sqrt(2.0 * drop / g)
     return np.ceil((s.speed * t_air + s.radius) / smap.grid.cell).astype(np.int64) + 1
 
 
-def _arc_links(ctrl, smap, h, edges: Edges, sel, v0, settings, kind) -> Links:
-    """Fly the arcs of the edges ``sel`` (E,) bool (core.reach_arcs.fly) and link each
-    landed arc's node to the node it stands on."""
+def _arc_links(ctrl, smap, h, edges: Edges, sel, v0, settings, kind, scope=Scope()):
+    """Fly the arcs of the edges ``sel`` (E,) bool (core.reach_arcs.fly, or the arcs
+    ``scope.cache`` already flew) and link each landed arc's node to the node it stands on:
+    (Links, (L, 3) the landing feet in columns not built yet)."""
     nodes, dirs = edges.node[sel], edges.direction[sel]
     vec = np.array([dx * smap.grid.e1 + dy * smap.grid.e2 for dx, dy in DIRECTIONS])
-    arcs = fly(ctrl, smap.stand[nodes], vec[dirs], v0, WALKOFF_MAX_CELLS * smap.grid.cell)
+    args = (ctrl, smap.stand[nodes], vec[dirs], v0, WALKOFF_MAX_CELLS * smap.grid.cell)
+    if scope.cache is None:
+        arcs = fly(*args)
+    else:
+        arcs = scope.cache.fly(arc_keys(smap, nodes, dirs, kind == JUMP), *args)
     land = nearest_nodes(smap, h, arcs.foot, settings)
     ok = arcs.landed & (land >= 0) & (land != nodes)
-    return Links(nodes[ok], land[ok], np.full(int(ok.sum()), kind, np.int8))
+    lost = np.zeros((0, 3))
+    if scope.known is not None:
+        lost = arcs.foot[arcs.landed & ~scope.known(smap.grid.cell_of(arcs.foot))]
+    return Links(nodes[ok], land[ok], np.full(int(ok.sum()), kind, np.int8)), lost
 
 
 def _drop_landing(mesh, smap, edges: Edges, sel, settings):
@@ -236,7 +264,7 @@ def _drop_landing(mesh, smap, edges: Edges, sel, settings):
     return below, steep
 
 
-def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0):
+def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0, scope=Scope()):
     """(walk-offs, jumps) (E,) bool among the candidate edges ``cand``: walk-offs from edges
     with floor below (always where it is steep), jumps when ``v0 > 0``; both only where an
     arc could land in another component (``_worth``)."""
@@ -246,42 +274,48 @@ def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0):
         below, steep = _drop_landing(mesh, smap, edges, walk, s)
         rows = np.flatnonzero(below & ~steep)
         keep = _worth(smap, h, comp, edges.node[rows], edges.direction[rows],
-                      _arc_reach(smap, h, edges.node[rows], s, 0.0), s.step_height)
+                      _arc_reach(smap, h, edges.node[rows], s, 0.0, scope.low),
+                      s.step_height, scope)
         walk = steep.copy()
         walk[rows[keep]] = True
     jump = np.zeros_like(cand)
     if v0 > 0.0 and cand.any():
         rows = np.flatnonzero(cand)
         jump[rows] = _worth(smap, h, comp, edges.node[rows], edges.direction[rows],
-                            _arc_reach(smap, h, edges.node[rows], s, v0),
-                            s.jump_height + s.step_height)
+                            _arc_reach(smap, h, edges.node[rows], s, v0, scope.low),
+                            s.jump_height + s.step_height, scope)
     return walk, jump
 
 
-def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings):
+def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
+              scope=Scope()):
     """Add the walk-offs and jumps flown from reachable nodes, in rounds until no new node
-    is reached (at most ARC_ROUNDS): (links, arcs flown)."""
+    is reached (at most ARC_ROUNDS): (links, arcs flown, (L, 3) landing feet in columns not
+    built yet)."""
     s = settings
     n = smap.face.size
     v0 = take_off_speed(s)
     tried = np.zeros(edges.node.size, bool)
     ctrl = None
     flown = 0
+    lost = [np.zeros((0, 3))]
     for _ in range(ARC_ROUNDS):
         reach, _back = closure(comp, links, seeds, n)
         cand = reach[edges.node] & ~tried
         tried |= cand
-        walk, jump = _arcs_to_fly(mesh, smap, h, comp, edges, cand, s, v0)
+        walk, jump = _arcs_to_fly(mesh, smap, h, comp, edges, cand, s, v0, scope)
         if not (walk.any() or jump.any()):
             break
         ctrl = ctrl if ctrl is not None else CharacterController(mesh, s)
         new = [links]
         for sel, speed, kind in ((walk, 0.0, FALL), (jump, v0, JUMP)):
             if sel.any():
-                new.append(_arc_links(ctrl, smap, h, edges, sel, speed, s, kind))
+                got, off = _arc_links(ctrl, smap, h, edges, sel, speed, s, kind, scope)
+                new.append(got)
+                lost.append(off)
                 flown += int(sel.sum())
         links = Links.join(new)
-    return links, flown
+    return links, flown, np.concatenate(lost)
 
 
 def _cell_classes(smap, links: Links, reach, back, settings):
@@ -366,23 +400,72 @@ def square_cells(result: Reachability, classes=None) -> np.ndarray:
     return (code == CRAMPED_CELL) | worse
 
 
-def reachability(mesh, spawns, settings=None) -> Reachability:
-    """Where the character starting at foot points ``spawns`` (K, 3) can go (module
-    docstring). settings : ControllerSettings (default if None); ``jump_height > 0`` adds
-    jumps. An engine ``model`` is judged by the exact model (``exact_model``)."""
-    s = exact_model(settings_or_default(settings))
-    pts = as_points(spawns, "spawns")
-    smap = standable_map(mesh, s)
+class _Flood(NamedTuple):
+    """One flood over a map: links, spawn nodes, arcs flown, reach and back (N,) bool, the
+    landing feet (L, 3) of arcs into columns not built yet."""
+
+    links: Links
+    spawn_cells: np.ndarray
+    flown: int
+    reach: np.ndarray
+    back: np.ndarray
+    lost: np.ndarray
+
+
+def _flood_map(mesh, smap, pts, settings, scope=Scope()) -> _Flood:
+    """The moves of ``smap``'s nodes and the flood from the spawn feet ``pts`` (K, 3)."""
+    s = settings
     n = smap.face.size
     links, edges = neighbour_links(mesh, smap, s)
     h = node_heights(smap)
     spawn_cells = nearest_nodes(smap, h, pts, s)
     seeds = spawn_cells[spawn_cells >= 0]
     comp = mutual_components(n, links)
-    links, flown = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s)
+    links, flown, lost = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s, scope)
     reach, back = closure(comp, links, seeds, n)
-    code, group = _cell_classes(smap, links, reach, back, s)
+    return _Flood(links, spawn_cells, flown, reach, back, lost)
+
+
+def _flood_window(mesh, pts, settings):
+    """(map, flood) of the map built tile by tile from the spawns ``pts`` (K, 3) outward
+    (core/checks/audits/window.py) until no reached node, and no arc's landing, lies within
+    MARGIN_CELLS of a tile not built; each round adds the tiles needed and one ring of tiles
+    around them."""
+    win = MapWindow(mesh, settings)
+    scope = Scope(win.known, float((mesh.vertices @ win.grid.up).min()), ArcCache())
+    win.add(win.tiles_around(win.grid.cell_of(pts), rings=1))
+    rings = 1
+    smap = win.map()
+    flood = _flood_map(mesh, smap, pts, settings, scope)
+    for _ in range(WINDOW_ROUNDS):
+        reached = smap.cell[flood.reach & (smap.state == FREE)]
+        need = win.tiles_around(np.concatenate([reached, win.grid.cell_of(flood.lost)]))
+        need = need[~win.built[need]]
+        if not need.size:
+            break
+        win.add(win.grown(need, rings))
+        smap = win.map()
+        flood = _flood_map(mesh, smap, pts, settings, scope)
+    return smap, flood
+
+
+def reachability(mesh, spawns, settings=None) -> Reachability:
+    """Where the character starting at foot points ``spawns`` (K, 3) can go (module
+    docstring). settings : ControllerSettings (default if None); ``jump_height > 0`` adds
+    jumps. An engine ``model`` is judged by the exact model (``exact_model``).
+
+    A level whose whole map would hold more than WINDOW_MIN_SPANS spans (and whose map is
+    not built yet) is judged tile by tile from the spawns outward (``_flood_window``): the
+    time follows the playable area; its islands are the free floor of the tiles built."""
+    s = exact_model(settings_or_default(settings))
+    pts = as_points(spawns, "spawns")
+    if pts.shape[0] and not has_map(mesh, s) and window_worthwhile(mesh, s, WINDOW_MIN_SPANS):
+        smap, fl = _flood_window(mesh, pts, s)
+    else:
+        smap = standable_map(mesh, s)
+        fl = _flood_map(mesh, smap, pts, s)
+    code, group = _cell_classes(smap, fl.links, fl.reach, fl.back, s)
     faces, area = _span_faces(smap, np.flatnonzero(code <= TRAP))
     return Reachability(faces, area, _regions(smap, code, group, ISLAND),
                         _regions(smap, code, group, TRAP), smap.foot, smap.face, code,
-                        smap.grid.cell, spawn_cells, links, flown, smap, s)
+                        smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s)

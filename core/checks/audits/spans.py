@@ -58,6 +58,11 @@ def build_spans(mesh, settings, grid, classes):
     spans (coincident duplicates merged, COINCIDENT_SPAN). Returns (Spans with ``inside``
     all False, the Records of every triangle for ``mark_inside``)."""
     rec = rasterise(mesh, grid, np.arange(mesh.n_triangles))
+    return spans_of(mesh, settings, grid, classes, rec), rec
+
+
+def spans_of(mesh, settings, grid, classes, rec: Records) -> Spans:
+    """The Spans (``inside`` all False) of the walkable up-facing records ``rec``."""
     walk = (classes[rec.triangle] == WALKABLE) & (rec.side > 0)
     face, cell, height = rec.triangle[walk], rec.cell[walk], rec.height[walk]
     order = np.argsort(cell, kind="stable")
@@ -73,7 +78,7 @@ def build_spans(mesh, settings, grid, classes):
     x, y = grid.centre_xy(cell)
     foot = grid.to_world(x, y, height)
     return Spans(face, cell, foot, height, np.zeros(face.size, bool),
-                 up_normals(mesh, face, settings.up_vector)), rec
+                 up_normals(mesh, face, settings.up_vector))
 
 
 def mark_inside(sp: Spans, rec: Records, rows) -> None:

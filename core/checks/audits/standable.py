@@ -149,7 +149,13 @@ def standable_map(mesh, settings=None) -> StandableMap:
     return result
 
 
-class _Free(NamedTuple):
+def has_map(mesh, settings) -> bool:
+    """True when the map of ``mesh`` for ``settings`` is built and kept."""
+    cached = _CACHE.get(mesh)
+    return cached is not None and cached[0] == exact_model(settings_or_default(settings))
+
+
+class Free(NamedTuple):
     """Per span: screened, free (at the centre or pushed), stand (N, 3), centre (N, 3),
     depth, blocker."""
 
@@ -161,16 +167,18 @@ class _Free(NamedTuple):
     blocker: np.ndarray
 
 
-def _free_spans(mesh, s, sp: Spans, rec, classes, cell) -> _Free:
+def free_spans(mesh, s, sp: Spans, rec, classes, cell, screen=None) -> Free:
     """Which spans the capsule fits on: the screen, the inside test for the rest (sets
     ``sp.inside``; a screened span is outside every solid: nothing walkable or up-facing is
     above it), one batched contact query (the floor rest at the cell centre), the raised
-    rest and the push-out of the blocked ones (core/checks/audits/spans.py)."""
+    rest and the push-out of the blocked ones (core/checks/audits/spans.py). screen : the
+    mesh's ``ground_screen`` when already built (None: built here)."""
     n = sp.face.size
     a = resting_centres(s, sp.foot, sp.normal)
     screened = np.zeros(n, bool)
     if n:
-        screened = open_at(ground_screen(mesh, s, classes), s, a, sp.foot)
+        screen = ground_screen(mesh, s, classes) if screen is None else screen
+        screened = open_at(screen, s, a, sp.foot)
     mark_inside(sp, rec, np.flatnonzero(~screened))
     free = screened.copy()
     stand = np.where(screened[:, None], sp.foot, np.nan)
@@ -187,7 +195,7 @@ def _free_spans(mesh, s, sp: Spans, rec, classes, cell) -> _Free:
     stand[test] = np.where(ok[:, None], pushed, rest.stand)
     centre[test] = np.where(ok[:, None], pushed_c, rest.centre)
     free[test] = rest.free | ok
-    return _Free(screened, free, stand, centre, depth, blocker)
+    return Free(screened, free, stand, centre, depth, blocker)
 
 
 def cover_offsets(settings, cell) -> list:
@@ -265,11 +273,13 @@ def _regions(cols: Columns, sp: Spans, cramped, weight, settings):
     return region, area, sp.foot[idx][first]
 
 
-def _face_areas(mesh, sp: Spans, state, cols: Columns, settings, classes):
+def face_areas(mesh, sp: Spans, state, cols: Columns, settings, classes, count=None):
     """Per span weight (N,), and per triangle (T,) standable, cramped and buried area, the
-    state and span of faces crossing no cell centre (their centroid's span)."""
+    state and span of faces crossing no cell centre (their centroid's span). count : (T,)
+    spans per face (None: counted in ``sp``; a partial map passes its estimate; a face of
+    count 0 crossing no centre)."""
     t = mesh.n_triangles
-    count = np.bincount(sp.face, minlength=t)
+    count = np.bincount(sp.face, minlength=t) if count is None else count
     weight = mesh.areas[sp.face] / np.maximum(count[sp.face], 1)
     face_state = np.full(t, -1, np.int8)
     face_span = np.full(t, -1, np.int64)
@@ -308,12 +318,12 @@ def _build(mesh, s) -> StandableMap:
     grid = cell_grid(mesh, s.up_vector, c)
     sp, rec = build_spans(mesh, s, grid, classes)
     cols = columns(grid, sp.cell, sp.height)
-    fr = _free_spans(mesh, s, sp, rec, classes, c)
+    fr = free_spans(mesh, s, sp, rec, classes, c)
     state = np.where(sp.inside, INSIDE, np.where(fr.free, FREE, CRAMPED)).astype(np.int8)
     targets = np.flatnonzero(state == CRAMPED)
     near = cover_min(cols, fr.stand, fr.free, targets, np.zeros(sp.face.size), s)
     state[targets[np.isfinite(near)]] = COVERED
-    weight, face_state, face_span, areas = _face_areas(mesh, sp, state, cols, s, classes)
+    weight, face_state, face_span, areas = face_areas(mesh, sp, state, cols, s, classes)
     cramped = state == CRAMPED
     region, region_area, region_point = _regions(cols, sp, cramped, weight, s)
     clearance = np.full(sp.face.size, np.nan)
