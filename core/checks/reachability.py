@@ -88,11 +88,15 @@ class Reachability(NamedTuple):
         int64 its face; cell_class : (N,) int8 REACHABLE / TRAP / ISLAND / CRAMPED_CELL /
         INSIDE_CELL (buried in a solid: not drawn); cell_size : metres (the overlay draws a
         square of this side at each cell point);
-    spawn_cells : (K,) int64 the node each spawn starts from (-1: the spawn stands on no
+    spawn_cells : (K,) int64 the node each spawn starts from, where placed or where it
+        falls to (``spawn_drop``) (-1: the spawn stands on no
         free cell within a cell and ``step_height``);
     moves : Links over cells (src, dst, kind: WALK, STEP_UP, STEP_DOWN, FALL, JUMP);
     arcs : int controller arcs flown (walk-offs and jumps);
-    standable : the StandableMap it was computed from; settings : the character.
+    standable : the StandableMap it was computed from; settings : the character;
+    spawn_drop : (K,) metres each spawn fell before standing (0: it stands where placed; a
+        spawn placed above the floor drops onto the floor below it, as the game drops the
+        player; NaN: no floor below within FALL_OUT_OF_LEVEL_DISTANCE).
     """
 
     reachable_faces: np.ndarray
@@ -108,6 +112,7 @@ class Reachability(NamedTuple):
     arcs: int
     standable: StandableMap
     settings: ControllerSettings
+    spawn_drop: np.ndarray = np.zeros(0)
 
     def can_reach(self, points) -> np.ndarray:
         """(P,) bool: a spawn reaches the floor at foot points ``points`` (P, 3) (traps
@@ -179,14 +184,20 @@ def closure(comp, links: Links, seeds, n: int):
     return fwd[comp], back[comp]
 
 
+def _no_progress(_fraction) -> None:
+    return None
+
+
 class Scope(NamedTuple):
     """What the flood knows of the map: known(cells) -> (K,) bool the cells built (None: the
     whole map); low : metres, the lowest height an arc can fall to (None: the map's lowest
-    free span); cache : the ArcCache of arcs flown so far (None: none kept)."""
+    free span); cache : the ArcCache of arcs flown so far (None: none kept); progress :
+    callable(fraction) called between stages (``reachability``)."""
 
     known: object = None
     low: object = None
     cache: object = None
+    progress: object = _no_progress
 
 
 def _worth(smap, h, comp, nodes, dirs, reach, rise, scope=Scope()) -> np.ndarray:
@@ -299,7 +310,8 @@ def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
     ctrl = None
     flown = 0
     lost = [np.zeros((0, 3))]
-    for _ in range(ARC_ROUNDS):
+    for round_ in range(ARC_ROUNDS):
+        scope.progress(round_ / ARC_ROUNDS)
         reach, _back = closure(comp, links, seeds, n)
         cand = reach[edges.node] & ~tried
         tried |= cand
@@ -400,43 +412,77 @@ def square_cells(result: Reachability, classes=None) -> np.ndarray:
     return (code == CRAMPED_CELL) | worse
 
 
+def spawn_floor(mesh, pts, settings):
+    """Where spawns placed at foot points ``pts`` (K, 3) come to stand, as the game drops the
+    player: the capsule swept straight down (at most FALL_OUT_OF_LEVEL_DISTANCE) until it
+    touches something. Returns (feet (K, 3), drop (K,) metres fallen, NaN where nothing is
+    below; a spawn touching something where placed drops 0)."""
+    s = settings
+    u = s.up_vector
+    k = pts.shape[0]
+    if not k:
+        return pts.copy(), np.zeros(0)
+    a = pts + u * (s.radius + s.skin_width)
+    t, _n, _p, _tri = sweep_chunks(mesh, a, a + u * (s.height - 2.0 * s.radius), s.radius,
+                                   np.tile(-u * FALL_OUT_OF_LEVEL_DISTANCE, (k, 1)))
+    drop = np.where(np.isfinite(t), np.maximum(t * FALL_OUT_OF_LEVEL_DISTANCE - s.skin_width,
+                                               0.0), np.nan)
+    return pts - np.outer(np.nan_to_num(drop), u), drop
+
+
+def spawn_nodes(smap, h, pts, feet, drop, settings):
+    """(nodes (K,) int64, drop (K,)): the node of each spawn where placed (drop 0), else
+    where it lands (``spawn_floor``: ``feet``, ``drop``); -1 where neither stands on a free
+    node (drop NaN when nothing is below)."""
+    nodes = nearest_nodes(smap, h, pts, settings)
+    out = np.where(nodes >= 0, 0.0, drop)
+    fell = np.flatnonzero((nodes < 0) & np.isfinite(drop))
+    if fell.size:
+        nodes[fell] = nearest_nodes(smap, h, feet[fell], settings)
+    return nodes, out
+
+
 class _Flood(NamedTuple):
     """One flood over a map: links, spawn nodes, arcs flown, reach and back (N,) bool, the
     landing feet (L, 3) of arcs into columns not built yet."""
 
     links: Links
     spawn_cells: np.ndarray
+    spawn_drop: np.ndarray
     flown: int
     reach: np.ndarray
     back: np.ndarray
     lost: np.ndarray
 
 
-def _flood_map(mesh, smap, pts, settings, scope=Scope()) -> _Flood:
-    """The moves of ``smap``'s nodes and the flood from the spawn feet ``pts`` (K, 3)."""
+def _flood_map(mesh, smap, pts, landed, settings, scope=Scope()) -> _Flood:
+    """The moves of ``smap``'s nodes and the flood from the spawn feet ``pts`` (K, 3)
+    (``landed``: their ``spawn_floor``)."""
     s = settings
     n = smap.face.size
     links, edges = neighbour_links(mesh, smap, s)
+    scope.progress(0.0)
     h = node_heights(smap)
-    spawn_cells = nearest_nodes(smap, h, pts, s)
+    spawn_cells, spawn_drop = spawn_nodes(smap, h, pts, *landed, s)
     seeds = spawn_cells[spawn_cells >= 0]
     comp = mutual_components(n, links)
     links, flown, lost = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s, scope)
     reach, back = closure(comp, links, seeds, n)
-    return _Flood(links, spawn_cells, flown, reach, back, lost)
+    return _Flood(links, spawn_cells, spawn_drop, flown, reach, back, lost)
 
 
-def _flood_window(mesh, pts, settings):
+def _flood_window(mesh, pts, landed, settings, progress):
     """(map, flood) of the map built tile by tile from the spawns ``pts`` (K, 3) outward
     (core/checks/audits/window.py) until no reached node, and no arc's landing, lies within
     MARGIN_CELLS of a tile not built; each round adds the tiles needed and one ring of tiles
     around them."""
     win = MapWindow(mesh, settings)
-    scope = Scope(win.known, float((mesh.vertices @ win.grid.up).min()), ArcCache())
-    win.add(win.tiles_around(win.grid.cell_of(pts), rings=1))
+    scope = Scope(win.known, float((mesh.vertices @ win.grid.up).min()), ArcCache(),
+                  lambda _f: progress(0.95 * float(win.built.mean())))
+    win.add(win.tiles_around(win.grid.cell_of(np.concatenate([pts, landed[0]])), rings=1))
     rings = 1
     smap = win.map()
-    flood = _flood_map(mesh, smap, pts, settings, scope)
+    flood = _flood_map(mesh, smap, pts, landed, settings, scope)
     for _ in range(WINDOW_ROUNDS):
         reached = smap.cell[flood.reach & (smap.state == FREE)]
         need = win.tiles_around(np.concatenate([reached, win.grid.cell_of(flood.lost)]))
@@ -445,27 +491,36 @@ def _flood_window(mesh, pts, settings):
             break
         win.add(win.grown(need, rings))
         smap = win.map()
-        flood = _flood_map(mesh, smap, pts, settings, scope)
+        flood = _flood_map(mesh, smap, pts, landed, settings, scope)
     return smap, flood
 
 
-def reachability(mesh, spawns, settings=None) -> Reachability:
+def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
     """Where the character starting at foot points ``spawns`` (K, 3) can go (module
     docstring). settings : ControllerSettings (default if None); ``jump_height > 0`` adds
-    jumps. An engine ``model`` is judged by the exact model (``exact_model``).
+    jumps. An engine ``model`` is judged by the exact model (``exact_model``). progress :
+    None or callable(fraction in [0, 1]) called between stages (at least every few seconds
+    on big levels); an exception it raises stops the work and propagates (a cancel: nothing
+    is computed or kept).
 
     A level whose whole map would hold more than WINDOW_MIN_SPANS spans (and whose map is
     not built yet) is judged tile by tile from the spawns outward (``_flood_window``): the
     time follows the playable area; its islands are the free floor of the tiles built."""
     s = exact_model(settings_or_default(settings))
     pts = as_points(spawns, "spawns")
+    tell = progress or _no_progress
+    tell(0.0)
+    landed = spawn_floor(mesh, pts, s)
     if pts.shape[0] and not has_map(mesh, s) and window_worthwhile(mesh, s, WINDOW_MIN_SPANS):
-        smap, fl = _flood_window(mesh, pts, s)
+        smap, fl = _flood_window(mesh, pts, landed, s, tell)
     else:
-        smap = standable_map(mesh, s)
-        fl = _flood_map(mesh, smap, pts, s)
+        smap = standable_map(mesh, s, lambda f: tell(0.6 * f))
+        fl = _flood_map(mesh, smap, pts, landed, s,
+                        Scope(progress=lambda f: tell(0.6 + 0.35 * f)))
+    tell(0.95)
     code, group = _cell_classes(smap, fl.links, fl.reach, fl.back, s)
     faces, area = _span_faces(smap, np.flatnonzero(code <= TRAP))
     return Reachability(faces, area, _regions(smap, code, group, ISLAND),
                         _regions(smap, code, group, TRAP), smap.foot, smap.face, code,
-                        smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s)
+                        smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
+                        fl.spawn_drop)

@@ -136,15 +136,16 @@ def exact_model(settings):
     return settings if settings.exact else settings.replace(model="exact")
 
 
-def standable_map(mesh, settings=None) -> StandableMap:
+def standable_map(mesh, settings=None, progress=None) -> StandableMap:
     """The standable map of ``mesh`` for the character of ``settings`` (module docstring),
     judged by the exact model (``exact_model``); kept with the mesh: a second call with equal
-    settings returns the same map."""
+    settings returns the same map. progress : None or callable(fraction in [0, 1]) called
+    between the stages of a build; an exception it raises stops the build (nothing kept)."""
     s = exact_model(settings_or_default(settings))
     cached = _CACHE.get(mesh)
     if cached is not None and cached[0] == s:
         return cached[1]
-    result = _build(mesh, s)
+    result = _build(mesh, s, progress or (lambda _f: None))
     _CACHE[mesh] = (s, result)
     return result
 
@@ -312,13 +313,15 @@ def _clearance(mesh, settings, foot):
     return t + PROBE_LIFT, tri
 
 
-def _build(mesh, s) -> StandableMap:
+def _build(mesh, s, progress) -> StandableMap:
     classes = face_classes(mesh, s)
     c = STANDABLE_CELL_FRACTION * s.radius
     grid = cell_grid(mesh, s.up_vector, c)
     sp, rec = build_spans(mesh, s, grid, classes)
+    progress(0.3)
     cols = columns(grid, sp.cell, sp.height)
     fr = free_spans(mesh, s, sp, rec, classes, c)
+    progress(0.9)
     state = np.where(sp.inside, INSIDE, np.where(fr.free, FREE, CRAMPED)).astype(np.int8)
     targets = np.flatnonzero(state == CRAMPED)
     near = cover_min(cols, fr.stand, fr.free, targets, np.zeros(sp.face.size), s)
