@@ -49,6 +49,7 @@ from .audits.standable import (
     standable_map,
 )
 from .audits.window import MapWindow, window_worthwhile
+from .reach_explain import Cause, region_causes, region_visible, what_if
 from .reach_arcs import WALKOFF_MAX_CELLS, ArcCache, arc_keys, fly, take_off_speed
 from .reach_links import (
     DIRECTIONS,
@@ -62,20 +63,28 @@ from .reach_links import (
     reach_cells,
 )
 
+__all__ = ["Cause", "Reachability", "Region", "reachability"]  # also Cause (reach_explain)
+
 REACHABLE, TRAP, ISLAND, CRAMPED_CELL, INSIDE_CELL = 0, 1, 2, 3, 4
 CELL_CLASSES = ("reachable", "trap", "island", "cramped", "inside")
 ARC_ROUNDS = 8  # rounds of arcs from newly reached nodes at most (each can reach more)
 WINDOW_MIN_SPANS = 400_000  # spans of the whole map above which the map is built tile by tile
+REGIONS_EXPLAINED = 40  # islands and traps (each) given causes and a line of sight, largest first
 WINDOW_ROUNDS = 24  # rounds of growing the built tiles at most
 
 
 class Region(NamedTuple):
     """Standable floor of one class: faces (F,) int64; area m^2; point (3,) a foot point
-    where the character stands in it."""
+    where the character stands in it; visible : a standing character on reached floor sees
+    it (core/checks/reach_explain.py); causes : tuple of Cause, what stops the way in (an
+    island) or out (a trap), most frequent first (the first REGIONS_EXPLAINED regions of
+    each class; () for the others)."""
 
     faces: np.ndarray
     area: float
     point: np.ndarray
+    visible: bool = True
+    causes: tuple = ()
 
 
 class Reachability(NamedTuple):
@@ -83,7 +92,8 @@ class Reachability(NamedTuple):
 
     reachable_faces : (F,) int64 faces with floor a spawn reaches (traps included);
     reachable_area : m^2 of that floor (traps included);
-    islands, traps : tuples of Region, largest first (module docstring);
+    islands, traps : tuples of Region, largest first (module docstring), each with its
+        causes and whether it is in view;
     cell_points : (N, 3) each cell's floor point (a foot point, metres); cell_face : (N,)
         int64 its face; cell_class : (N,) int8 REACHABLE / TRAP / ISLAND / CRAMPED_CELL /
         INSIDE_CELL (buried in a solid: not drawn); cell_size : metres (the overlay draws a
@@ -113,6 +123,7 @@ class Reachability(NamedTuple):
     standable: StandableMap
     settings: ControllerSettings
     spawn_drop: np.ndarray = np.zeros(0)
+    what_if: tuple = ()
 
     def can_reach(self, points) -> np.ndarray:
         """(P,) bool: a spawn reaches the floor at foot points ``points`` (P, 3) (traps
@@ -200,11 +211,13 @@ class Scope(NamedTuple):
     progress: object = _no_progress
 
 
-def _worth(smap, h, comp, nodes, dirs, reach, rise, scope=Scope()) -> np.ndarray:
+def _worth(smap, h, comp, nodes, dirs, reach, rise, scope=Scope(), skip=None) -> np.ndarray:
     """(E,) bool: within ``reach`` (E,) cells along each direction lies a FREE span of
     another component at most ``rise`` metres above the node (an arc there could add a move
-    the links do not have; landing in the node's own component adds nothing), or a column
-    not built yet (``scope.known``: the arc may land there)."""
+    the links do not have; landing in the node's own component adds nothing, nor landing in
+    the component ``skip`` (E,) (-1: none), where the edge's straight fall lands), or a
+    column not built yet (``scope.known``: the arc may land there)."""
+    skip = np.full(nodes.size, -1, np.int64) if skip is None else skip
     worth = np.zeros(nodes.size, bool)
     free = smap.state == FREE
     for di, (dx, dy) in enumerate(DIRECTIONS):
@@ -215,7 +228,8 @@ def _worth(smap, h, comp, nodes, dirs, reach, rise, scope=Scope()) -> np.ndarray
                 break
             col = shifted(smap.grid, smap.cell[nodes[rows]], k * dx, k * dy)
             j = smap.columns.lookup(col, h[nodes[rows]], -np.inf, rise, free, h)
-            new = (j >= 0) & (comp[np.maximum(j, 0)] != comp[nodes[rows]])
+            cj = comp[np.maximum(j, 0)]
+            new = (j >= 0) & (cj != comp[nodes[rows]]) & (cj != skip[rows])
             if scope.known is not None:
                 new |= ~scope.known(col)
             worth[rows[new]] = True
@@ -278,15 +292,17 @@ def _drop_landing(mesh, smap, edges: Edges, sel, settings):
 def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0, scope=Scope()):
     """(walk-offs, jumps) (E,) bool among the candidate edges ``cand``: walk-offs from edges
     with floor below (always where it is steep), jumps when ``v0 > 0``; both only where an
-    arc could land in another component (``_worth``)."""
+    arc could land in another component (``_worth``; for a walk-off, not the one its
+    straight fall lands in)."""
     s = settings
-    walk = cand & edges.drop & ~edges.fell
+    walk = cand & edges.drop
     if walk.any():
         below, steep = _drop_landing(mesh, smap, edges, walk, s)
         rows = np.flatnonzero(below & ~steep)
+        to = edges.fall_to[rows]
         keep = _worth(smap, h, comp, edges.node[rows], edges.direction[rows],
                       _arc_reach(smap, h, edges.node[rows], s, 0.0, scope.low),
-                      s.step_height, scope)
+                      s.step_height, scope, np.where(to >= 0, comp[np.maximum(to, 0)], -1))
         walk = steep.copy()
         walk[rows[keep]] = True
     jump = np.zeros_like(cand)
@@ -359,9 +375,10 @@ def _span_faces(smap, spans):
     return faces, area
 
 
-def _regions(smap, code, group, cls) -> tuple:
+def _regions(smap, code, group, cls, explain=None) -> tuple:
     """The regions of class ``cls`` (ISLAND or TRAP), largest first (one small numpy split
-    per class, not a loop over cells)."""
+    per class, not a loop over cells); ``explain(members) -> (causes, visible)`` for the
+    first REGIONS_EXPLAINED of them."""
     spans = np.flatnonzero(code == cls)
     if not spans.size:
         return ()
@@ -378,8 +395,13 @@ def _regions(smap, code, group, cls) -> tuple:
     out = []
     for r, members in enumerate(np.split(spans[order], cuts)):
         faces, a = _span_faces(smap, members)
-        out.append(Region(faces, a, point[r]))
-    return tuple(sorted(out, key=lambda reg: -reg.area))
+        out.append((Region(faces, a, point[r]), members))
+    out.sort(key=lambda pair: -pair[0].area)
+    if explain is not None:
+        out[:REGIONS_EXPLAINED] = [
+            (reg._replace(causes=why[0], visible=why[1]), m)
+            for reg, m in out[:REGIONS_EXPLAINED] for why in [explain(m)]]
+    return tuple(reg for reg, _m in out)
 
 
 def triangle_classes(result: Reachability) -> np.ndarray:
@@ -474,8 +496,8 @@ def _flood_map(mesh, smap, pts, landed, settings, scope=Scope()) -> _Flood:
 def _flood_window(mesh, pts, landed, settings, progress):
     """(map, flood) of the map built tile by tile from the spawns ``pts`` (K, 3) outward
     (core/checks/audits/window.py) until no reached node, and no arc's landing, lies within
-    MARGIN_CELLS of a tile not built; each round adds the tiles needed and one ring of tiles
-    around them."""
+    MARGIN_CELLS of a tile not built; each round adds the tiles needed and rings of tiles
+    around them, twice as many as the round before."""
     win = MapWindow(mesh, settings)
     scope = Scope(win.known, float((mesh.vertices @ win.grid.up).min()), ArcCache(),
                   lambda _f: progress(0.95 * float(win.built.mean())))
@@ -490,6 +512,7 @@ def _flood_window(mesh, pts, landed, settings, progress):
         if not need.size:
             break
         win.add(win.grown(need, rings))
+        rings *= 2  # open floor: few rounds (a walled area needs no more tiles and stops)
         smap = win.map()
         flood = _flood_map(mesh, smap, pts, landed, settings, scope)
     return smap, flood
@@ -520,7 +543,15 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
     tell(0.95)
     code, group = _cell_classes(smap, fl.links, fl.reach, fl.back, s)
     faces, area = _span_faces(smap, np.flatnonzero(code <= TRAP))
-    return Reachability(faces, area, _regions(smap, code, group, ISLAND),
-                        _regions(smap, code, group, TRAP), smap.foot, smap.face, code,
+    h = node_heights(smap)
+    free = smap.state == FREE
+    eyes = np.flatnonzero(free & (code <= TRAP))
+    islands = _regions(smap, code, group, ISLAND, lambda m: (
+        region_causes(mesh, smap, h, m, free & (code <= TRAP), s),
+        region_visible(mesh, smap, m, eyes, s)))
+    traps = _regions(smap, code, group, TRAP, lambda m: (
+        region_causes(mesh, smap, h, m, free & (code == REACHABLE), s),
+        region_visible(mesh, smap, m, eyes, s)))
+    return Reachability(faces, area, islands, traps, smap.foot, smap.face, code,
                         smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
-                        fl.spawn_drop)
+                        fl.spawn_drop, what_if(islands, traps, s))

@@ -136,6 +136,31 @@ def blocking(mesh, settings, a, classes, floor_supports=True) -> Blocking:
     return Blocking(blocker >= 0, worst, blocker, q, depth, normal)
 
 
+def squeezed(mesh, settings, a, classes, blk: Blocking) -> np.ndarray:
+    """(K,) metres the capsules of lower-sphere centres ``a`` (K, 3), resting ``skin_width``
+    off their floor and blocked (``blk``) only by ceilings less than ``skin_width`` deep
+    (contacts pushing down), are lowered into their skin to fit (0: not so): the
+    controller walks under a ceiling its capsule clears, touching being no contact, though
+    its skin does not (issue 24: a 1.81 m ceiling over a 1.8 m character)."""
+    s = settings
+    u = s.up_vector
+    k = a.shape[0]
+    out = np.zeros(k)
+    down = blk.contact_normal @ u < -SUPPORT_MIN_COS
+    other = np.zeros(k, bool)
+    other[blk.query[~down]] = True
+    lower = np.zeros(k)  # lowering by depth / cos clears a contact whose normal is tilted
+    np.maximum.at(lower, blk.query[down],
+                  blk.contact_depth[down] / -(blk.contact_normal[down] @ u))
+    cand = np.flatnonzero(blk.blocked & ~other & (lower + PUSH_SLOP < s.skin_width))
+    if cand.size:
+        drop = lower[cand] + PUSH_SLOP
+        again = blocking(mesh, s, a[cand] - np.outer(drop, u), classes)
+        ok = ~again.blocked
+        out[cand[ok]] = drop[ok]
+    return out
+
+
 def sweep_chunks(mesh, a, b, radius, disp):
     """First hits of K capsule sweeps in chunks: time (K,) (inf: miss), normal (K, 3),
     point (K, 3), triangle (K,) as in ``SweepBatch``."""

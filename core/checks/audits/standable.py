@@ -60,6 +60,7 @@ from .spans import (
     push_out,
     rest_at,
     resting_centres,
+    squeezed,
 )
 
 FREE, COVERED, CRAMPED, INSIDE = 0, 1, 2, 3
@@ -189,6 +190,10 @@ def free_spans(mesh, s, sp: Spans, rec, classes, cell, screen=None) -> Free:
     test = np.flatnonzero(~screened & ~sp.inside)
     blk = blocking(mesh, s, a[test], classes)
     depth[test], blocker[test] = blk.depth, blk.blocker
+    low = squeezed(mesh, s, a[test], classes, blk)
+    if low.any():  # fits lowered into its skin under a ceiling: free there
+        blk = blk._replace(blocked=blk.blocked & (low == 0.0))
+        depth[test[low > 0.0]], blocker[test[low > 0.0]] = 0.0, -1
     rest = rest_at(mesh, s, classes, sp.foot[test], sp.normal[test], blk)
     pushed, pushed_c = push_out(mesh, s, classes, sp.foot[test], sp.normal[test], blk, rest,
                                 cell)
@@ -196,6 +201,8 @@ def free_spans(mesh, s, sp: Spans, rec, classes, cell, screen=None) -> Free:
     stand[test] = np.where(ok[:, None], pushed, rest.stand)
     centre[test] = np.where(ok[:, None], pushed_c, rest.centre)
     free[test] = rest.free | ok
+    sq = test[(low > 0.0) & rest.free & ~rest.raised]
+    centre[sq] = a[sq] - np.outer(low[(low > 0.0) & rest.free & ~rest.raised], s.up_vector)
     return Free(screened, free, stand, centre, depth, blocker)
 
 
