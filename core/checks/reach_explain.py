@@ -45,6 +45,7 @@ EYE_FRACTION = 0.9  # of the character's height: where it looks from
 EYES = 48  # reached foot points looked from, per region
 TARGETS = 24  # points of a region looked at
 TARGET_LIFT = 0.01  # metres above the floor a target point is looked at
+WHAT_IF_STEP = 1.5  # a step height up to this many times the setting is worth suggesting
 CAUSE_KINDS = ("riser", "gap", "ceiling", "slope", "drop")
 
 
@@ -83,7 +84,20 @@ def cross_reach(settings) -> float:
 
 def _border_pairs(smap, h, inner, outer, settings):
     """(i, o, k): nodes ``inner`` (I,) and the nearest node where ``outer`` (N,) holds along
-    a grid direction, k columns away (k >= 1), heights any."""
+    a grid direction, k columns away (k >= 1): within ``step_height`` of the inner node's
+    height where there is one (across a gap, a ceiling, a slope), else at any height (a
+    riser, a drop)."""
+    s = settings
+    i, o, k = _pairs_within(smap, h, inner, outer, s, s.step_height)
+    rest = np.setdiff1d(inner, i)
+    if rest.size:
+        i2, o2, k2 = _pairs_within(smap, h, rest, outer, s, np.inf)
+        i, o, k = np.concatenate([i, i2]), np.concatenate([o, o2]), np.concatenate([k, k2])
+    return i, o, k
+
+
+def _pairs_within(smap, h, inner, outer, settings, band):
+    """``_border_pairs`` with the outer node's height within ``band`` of the inner's."""
     free = smap.state == FREE
     kk = reach_cells(settings, smap.grid.cell) + BORDER_CELLS_EXTRA
     out_i, out_o, out_k = [], [], []
@@ -91,7 +105,7 @@ def _border_pairs(smap, h, inner, outer, settings):
         rows = inner
         for k in range(1, kk + 1):
             col = shifted(smap.grid, smap.cell[rows], k * dx, k * dy)
-            j = smap.columns.lookup(col, h[rows], -np.inf, np.inf, free & outer, h)
+            j = smap.columns.lookup(col, h[rows], -band, band, free & outer, h)
             hit = j >= 0
             out_i.append(rows[hit])
             out_o.append(j[hit])
@@ -207,17 +221,27 @@ def what_if(islands, traps, settings) -> tuple:
         need = [c.value for r in regions for c in r.causes[:1] if c.kind == kind]
         if not need or len(need) * 2 < len(regions):
             continue
+        if kind == "riser":  # a plausible change of the setting only (a roof is no step)
+            need = [v for v in need if v <= WHAT_IF_STEP * s.step_height]
+        if not need:
+            continue
         if kind == "riser":
             value = math.ceil(max(need) * 100.0) / 100.0
         else:
             value = math.floor(min(need) * 100.0) / 100.0
-        n_i = sum(1 for r in islands if r.causes and r.causes[0].kind == kind)
-        n_t = sum(1 for r in traps if r.causes and r.causes[0].kind == kind)
+        def opened(r):
+            c = r.causes[0] if r.causes else None
+            return c is not None and c.kind == kind and (
+                c.value <= value if kind == "riser" else c.value >= value)
+
+        n_i = sum(1 for r in islands if opened(r))
+        n_t = sum(1 for r in traps if opened(r))
         parts = []
         if n_i:
             parts.append(f"{n_i} island{'s' if n_i > 1 else ''}")
         if n_t:
             parts.append(f"{n_t} trap{'s' if n_t > 1 else ''}")
+        verb = "has" if n_i + n_t == 1 else "have"
         out.append(f"with {name} {value:.2f} m (now {now:.2f} m): {' and '.join(parts)} "
-                   f"have a way through")
+                   f"{verb} a way through")
     return tuple(out)

@@ -411,3 +411,50 @@ def test_flood_built_tile_by_tile_stays_inside_a_walled_yard_of_a_huge_level(mon
     assert res.standable.face.size < 120_000  # the whole map would hold millions of spans
     pts = res.cell_points[res.cell_class <= TRAP]
     assert (pts[:, :2].min(0) > [199.0, 239.0]).all() and (pts[:, :2].max(0) < [227, 259]).all()
+
+
+# ---------------------------------------------------------------- islands and traps explained
+
+
+def _platform(height):
+    return TriangleMesh(*scenes.merge([scenes.grid(0, 12, 0, 8),
+                                       scenes.box((6, 2, 0), (10, 6, height))]))
+
+
+def test_island_behind_a_riser_says_riser_and_what_step_height_reaches_it():
+    res = reachability(_platform(0.41), [[2.0, 2.0, 0.0]])
+    (island,) = res.islands
+    assert island.visible
+    cause = island.causes[0]
+    assert (cause.kind, cause.limit) == ("riser", S.step_height)
+    assert cause.value == pytest.approx(0.41, abs=1e-6)
+    assert cause.text.startswith("riser 0.41 m > step height 0.35 m at (")
+    assert cause.point[2] == pytest.approx(0.41) and 6.0 <= cause.point[0] <= 10.0
+    assert res.what_if == ("with step height 0.41 m (now 0.35 m): 1 island has a way through",)
+    # the setting it names reaches it
+    assert not reachability(_platform(0.41), [[2.0, 2.0, 0.0]],
+                            S.replace(step_height=0.411)).islands
+
+
+def test_a_roof_is_an_island_nobody_sees_and_no_step_height_is_suggested():
+    res = reachability(_platform(3.0), [[2.0, 2.0, 0.0]])
+    (roof,) = res.islands
+    assert not roof.visible
+    assert roof.causes[0].kind == "riser" and roof.causes[0].value == pytest.approx(3.0)
+    assert res.what_if == ()
+
+
+def test_deck_across_a_wide_gap_says_gap_and_its_pit_says_drop():
+    res = reachability(gap_scene(2.3), [[2.5, 2.0, 3.0]])
+    (deck,) = res.islands
+    assert deck.visible
+    gap = deck.causes[0]
+    assert gap.kind == "gap" and gap.value == pytest.approx(2.3, abs=0.2)
+    assert gap.limit == pytest.approx(2 * S.radius) and gap.text.startswith("gap 2.")
+    (pit,) = res.traps
+    assert pit.causes[0].kind == "drop" and pit.causes[0].value == pytest.approx(3.0)
+
+
+def test_cause_is_exported_with_its_fields():
+    from capsule_collision.core.checks.reachability import Cause
+    assert Cause._fields == ("kind", "value", "limit", "point", "text")
