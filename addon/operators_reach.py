@@ -33,7 +33,7 @@ of the level (their stamp).
 """
 
 import threading
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import bpy
 import numpy as np
@@ -149,8 +149,8 @@ class Prepared(NamedTuple):
 
     edited: tuple
     spawns: list
-    settings: object
-    level: object
+    settings: Any
+    level: Any
     feet: np.ndarray
     key: str
 

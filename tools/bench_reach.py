@@ -30,10 +30,10 @@ import sys
 import time
 
 import numpy as np
-from capsule_collision.core import ControllerSettings, TriangleMesh, reachability
-from capsule_collision.core.checks.audits.standable import FREE, standable_map
 import real_levels
 import scenes
+from capsule_collision.core import ControllerSettings, TriangleMesh, reachability
+from capsule_collision.core.checks.audits.standable import FREE, standable_map
 from scenes import terrain
 
 TARGETS = {"10k": 1.0, "1M": 10.0, "huge": 5.0, "arena": 3.0}  # seconds, no jumps

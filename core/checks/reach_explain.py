@@ -229,7 +229,7 @@ def what_if(islands, traps, settings) -> tuple:
             value = math.ceil(max(need) * 100.0) / 100.0
         else:
             value = math.floor(min(need) * 100.0) / 100.0
-        def opened(r):
+        def opened(r, kind=kind, value=value):
             c = r.causes[0] if r.causes else None
             return c is not None and c.kind == kind and (
                 c.value <= value if kind == "riser" else c.value >= value)

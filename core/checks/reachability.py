@@ -49,8 +49,8 @@ from .audits.standable import (
     standable_map,
 )
 from .audits.window import MapWindow, window_worthwhile
-from .reach_explain import Cause, region_causes, region_visible, what_if
 from .reach_arcs import WALKOFF_MAX_CELLS, ArcCache, arc_keys, fly, take_off_speed
+from .reach_explain import Cause, region_causes, region_visible, what_if
 from .reach_links import (
     DIRECTIONS,
     FALL,
@@ -60,8 +60,8 @@ from .reach_links import (
     Links,
     neighbour_links,
     node_heights,
-    reach_cells,
 )
+from .reach_spawns import nearest_nodes, spawn_floor, spawn_nodes
 
 __all__ = ["Cause", "Reachability", "Region", "reachability"]  # also Cause (reach_explain)
 
@@ -136,28 +136,6 @@ class Reachability(NamedTuple):
         return (j >= 0) & (self.cell_class[np.maximum(j, 0)] <= TRAP)
 
 
-def nearest_nodes(smap: StandableMap, h, points, settings) -> np.ndarray:
-    """(P,) int64 the FREE span nearest each foot point (P, 3) among the cells within
-    ``reach_cells`` of its cell (a character perched on an edge stands a radius beyond the
-    floor's last cell), stand heights within ``step_height`` of the point (-1: none)."""
-    up = smap.grid.up
-    ph = points @ up
-    cell = smap.grid.cell_of(points)
-    best = np.full(points.shape[0], -1, np.int64)
-    best_d = np.full(points.shape[0], np.inf)
-    step = settings.step_height
-    k = reach_cells(settings, smap.grid.cell)
-    for dx in range(-k, k + 1):
-        for dy in range(-k, k + 1):
-            j = smap.columns.lookup(shifted(smap.grid, cell, dx, dy), ph, -step, step,
-                                    smap.state == FREE, h)
-            jj = np.maximum(j, 0)
-            d = np.where(j >= 0, ((smap.stand[jj] - points) ** 2).sum(1), np.inf)
-            better = d < best_d
-            best[better], best_d[better] = j[better], d[better]
-    return best
-
-
 def mutual_components(n: int, links: Links) -> np.ndarray:
     """(n,) int64 component of every span over the moves that go both ways: walks (two free
     neighbouring cells within a slope's rise of each other: walking is symmetric) and the
@@ -211,7 +189,10 @@ class Scope(NamedTuple):
     progress: object = _no_progress
 
 
-def _worth(smap, h, comp, nodes, dirs, reach, rise, scope=Scope(), skip=None) -> np.ndarray:
+WHOLE_MAP = Scope()  # the flood over the whole map: every column built, no cache
+
+
+def _worth(smap, h, comp, nodes, dirs, reach, rise, scope=WHOLE_MAP, skip=None) -> np.ndarray:
     """(E,) bool: within ``reach`` (E,) cells along each direction lies a FREE span of
     another component at most ``rise`` metres above the node (an arc there could add a move
     the links do not have; landing in the node's own component adds nothing, nor landing in
@@ -250,7 +231,7 @@ def _arc_reach(smap, h, nodes, settings, v0, low=None) -> np.ndarray:
     return np.ceil((s.speed * t_air + s.radius) / smap.grid.cell).astype(np.int64) + 1
 
 
-def _arc_links(ctrl, smap, h, edges: Edges, sel, v0, settings, kind, scope=Scope()):
+def _arc_links(ctrl, smap, h, edges: Edges, sel, v0, settings, kind, scope=WHOLE_MAP):
     """Fly the arcs of the edges ``sel`` (E,) bool (core.reach_arcs.fly, or the arcs
     ``scope.cache`` already flew) and link each landed arc's node to the node it stands on:
     (Links, (L, 3) the landing feet in columns not built yet)."""
@@ -289,7 +270,7 @@ def _drop_landing(mesh, smap, edges: Edges, sel, settings):
     return below, steep
 
 
-def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0, scope=Scope()):
+def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0, scope=WHOLE_MAP):
     """(walk-offs, jumps) (E,) bool among the candidate edges ``cand``: walk-offs from edges
     with floor below (always where it is steep), jumps when ``v0 > 0``; both only where an
     arc could land in another component (``_worth``; for a walk-off, not the one its
@@ -315,7 +296,7 @@ def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0, scope=Sc
 
 
 def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
-              scope=Scope()):
+              scope=WHOLE_MAP):
     """Add the walk-offs and jumps flown from reachable nodes, in rounds until no new node
     is reached (at most ARC_ROUNDS): (links, arcs flown, (L, 3) landing feet in columns not
     built yet)."""
@@ -399,7 +380,7 @@ def _regions(smap, code, group, cls, explain=None) -> tuple:
     out.sort(key=lambda pair: -pair[0].area)
     if explain is not None:
         out[:REGIONS_EXPLAINED] = [
-            (reg._replace(causes=why[0], visible=why[1]), m)
+            (Region(reg.faces, reg.area, reg.point, why[1], why[0]), m)
             for reg, m in out[:REGIONS_EXPLAINED] for why in [explain(m)]]
     return tuple(reg for reg, _m in out)
 
@@ -434,36 +415,6 @@ def square_cells(result: Reachability, classes=None) -> np.ndarray:
     return (code == CRAMPED_CELL) | worse
 
 
-def spawn_floor(mesh, pts, settings):
-    """Where spawns placed at foot points ``pts`` (K, 3) come to stand, as the game drops the
-    player: the capsule swept straight down (at most FALL_OUT_OF_LEVEL_DISTANCE) until it
-    touches something. Returns (feet (K, 3), drop (K,) metres fallen, NaN where nothing is
-    below; a spawn touching something where placed drops 0)."""
-    s = settings
-    u = s.up_vector
-    k = pts.shape[0]
-    if not k:
-        return pts.copy(), np.zeros(0)
-    a = pts + u * (s.radius + s.skin_width)
-    t, _n, _p, _tri = sweep_chunks(mesh, a, a + u * (s.height - 2.0 * s.radius), s.radius,
-                                   np.tile(-u * FALL_OUT_OF_LEVEL_DISTANCE, (k, 1)))
-    drop = np.where(np.isfinite(t), np.maximum(t * FALL_OUT_OF_LEVEL_DISTANCE - s.skin_width,
-                                               0.0), np.nan)
-    return pts - np.outer(np.nan_to_num(drop), u), drop
-
-
-def spawn_nodes(smap, h, pts, feet, drop, settings):
-    """(nodes (K,) int64, drop (K,)): the node of each spawn where placed (drop 0), else
-    where it lands (``spawn_floor``: ``feet``, ``drop``); -1 where neither stands on a free
-    node (drop NaN when nothing is below)."""
-    nodes = nearest_nodes(smap, h, pts, settings)
-    out = np.where(nodes >= 0, 0.0, drop)
-    fell = np.flatnonzero((nodes < 0) & np.isfinite(drop))
-    if fell.size:
-        nodes[fell] = nearest_nodes(smap, h, feet[fell], settings)
-    return nodes, out
-
-
 class _Flood(NamedTuple):
     """One flood over a map: links, spawn nodes, arcs flown, reach and back (N,) bool, the
     landing feet (L, 3) of arcs into columns not built yet."""
@@ -477,7 +428,7 @@ class _Flood(NamedTuple):
     lost: np.ndarray
 
 
-def _flood_map(mesh, smap, pts, landed, settings, scope=Scope()) -> _Flood:
+def _flood_map(mesh, smap, pts, landed, settings, scope=WHOLE_MAP) -> _Flood:
     """The moves of ``smap``'s nodes and the flood from the spawn feet ``pts`` (K, 3)
     (``landed``: their ``spawn_floor``)."""
     s = settings
@@ -485,7 +436,7 @@ def _flood_map(mesh, smap, pts, landed, settings, scope=Scope()) -> _Flood:
     links, edges = neighbour_links(mesh, smap, s)
     scope.progress(0.0)
     h = node_heights(smap)
-    spawn_cells, spawn_drop = spawn_nodes(smap, h, pts, *landed, s)
+    spawn_cells, spawn_drop = spawn_nodes(smap, h, pts, landed[0], landed[1], s)
     seeds = spawn_cells[spawn_cells >= 0]
     comp = mutual_components(n, links)
     links, flown, lost = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s, scope)

@@ -53,6 +53,7 @@ from .common import (
 )
 from .screen import ground_screen, open_at
 from .spans import (
+    Blocking,
     Spans,
     blocking,
     build_spans,
@@ -192,7 +193,7 @@ def free_spans(mesh, s, sp: Spans, rec, classes, cell, screen=None) -> Free:
     depth[test], blocker[test] = blk.depth, blk.blocker
     low = squeezed(mesh, s, a[test], classes, blk)
     if low.any():  # fits lowered into its skin under a ceiling: free there
-        blk = blk._replace(blocked=blk.blocked & (low == 0.0))
+        blk = Blocking(blk.blocked & (low == 0.0), *blk[1:])
         depth[test[low > 0.0]], blocker[test[low > 0.0]] = 0.0, -1
     rest = rest_at(mesh, s, classes, sp.foot[test], sp.normal[test], blk)
     pushed, pushed_c = push_out(mesh, s, classes, sp.foot[test], sp.normal[test], blk, rest,

@@ -25,7 +25,7 @@ import numpy as np
 from ...constants import STANDABLE_CELL_FRACTION
 from ..walkability import WALKABLE
 from .cells import Records, cell_grid, columns, rasterise
-from .common import EMPTY_I, face_classes, min3, max3
+from .common import EMPTY_I, face_classes, max3, min3
 from .screen import ground_screen
 from .spans import Spans, spans_of
 from .standable import (
@@ -33,7 +33,6 @@ from .standable import (
     CRAMPED,
     FREE,
     INSIDE,
-    Free,
     StandableMap,
     cover_min,
     face_areas,
@@ -44,7 +43,9 @@ TILE_CELLS = 32  # cells per tile side (5.6 m for the default character)
 MARGIN_CELLS = 8  # cells around a span within which its moves and cover look (reach_cells,
 #                   cover_offsets: 3 and 4 for the default character, plus slack)
 
-_FIELDS = Spans._fields + tuple(f for f in Free._fields)
+_SPAN_FIELDS = ("face", "cell", "foot", "height", "inside", "normal")  # Spans, in order
+_FREE_FIELDS = ("screened", "free", "stand", "centre", "depth", "blocker")  # Free, in order
+_FIELDS = _SPAN_FIELDS + _FREE_FIELDS
 
 
 class MapWindow:
@@ -99,7 +100,7 @@ class MapWindow:
         fr = free_spans(self.mesh, self.settings, sp, rec, self.classes, self.grid.cell,
                         self.screen)
         self.built |= new
-        merged = {f: np.concatenate([self.data[f], getattr(sp, f) if f in Spans._fields
+        merged = {f: np.concatenate([self.data[f], getattr(sp, f) if f in _SPAN_FIELDS
                                      else getattr(fr, f)]) for f in _FIELDS}
         order = np.argsort(merged["cell"], kind="stable")  # new cells are disjoint from old
         self.data = {f: a[order] for f, a in merged.items()}
@@ -170,7 +171,7 @@ class MapWindow:
         """The StandableMap of the built tiles (module docstring)."""
         s, g, d = self.settings, self.grid, self.data
         mesh = self.mesh
-        sp = Spans(*(d[f] for f in Spans._fields))
+        sp = Spans(*(d[f] for f in _SPAN_FIELDS))
         cols = columns(g, sp.cell, sp.height)
         state = np.where(sp.inside, INSIDE, np.where(d["free"], FREE, CRAMPED)).astype(np.int8)
         targets = np.flatnonzero(state == CRAMPED)
@@ -189,11 +190,12 @@ class MapWindow:
                                                           self.classes, count)
         n = sp.face.size
         nan = np.full(n, np.nan)
+        standable, cramped_area, buried = areas
         return StandableMap(g, sp.face, sp.cell, sp.foot, sp.height, state, d["stand"],
                             d["centre"], d["screened"], d["depth"], d["blocker"], weight, nan,
                             np.full(n, -1, np.int64), np.full(n, -1, np.int64), np.empty(0),
-                            np.empty((0, 3)), *areas, face_state, face_span, cols,
-                            self.classes)
+                            np.empty((0, 3)), standable, cramped_area, buried, face_state,
+                            face_span, cols, self.classes)
 
 
 def window_worthwhile(mesh, settings, min_cells: int) -> bool:
