@@ -1,6 +1,6 @@
 """Islands and traps explained: what stops the way in or out, and can a player see them.
 
-Causes (``region_causes``): at the border of an island (or a trap), each of its free nodes
+Causes (``regions_causes``): at the border of an island (or a trap), each of its free nodes
 looks along the four grid directions, up to BORDER_CELLS columns, for the nearest node of
 the floor the spawns reach (for a trap: floor that can get back). The pair did not link, and
 why is read off the map between them:
@@ -42,8 +42,8 @@ from .walkability import STEEP
 
 BORDER_CELLS_EXTRA = 16  # columns searched beyond reach_cells for the floor across a gap
 EYE_FRACTION = 0.9  # of the character's height: where it looks from
-EYES = 48  # reached foot points looked from, per region
-TARGETS = 24  # points of a region looked at
+EYES = 16  # reached foot points looked from, per region (half the nearest, half spread)
+TARGETS = 8  # points of a region looked at
 TARGET_LIFT = 0.01  # metres above the floor a target point is looked at
 WHAT_IF_STEP = 1.5  # a step height up to this many times the setting is worth suggesting
 CAUSE_KINDS = ("riser", "gap", "ceiling", "slope", "drop")
@@ -99,20 +99,21 @@ def _border_pairs(smap, h, inner, outer, settings):
 def _pairs_within(smap, h, inner, outer, settings, band):
     """``_border_pairs`` with the outer node's height within ``band`` of the inner's."""
     free = smap.state == FREE
+    theirs, mine_mask = free & outer, free & ~outer
     kk = reach_cells(settings, smap.grid.cell) + BORDER_CELLS_EXTRA
     out_i, out_o, out_k = [], [], []
     for dx, dy in DIRECTIONS:
         rows = inner
         for k in range(1, kk + 1):
             col = shifted(smap.grid, smap.cell[rows], k * dx, k * dy)
-            j = smap.columns.lookup(col, h[rows], -band, band, free & outer, h)
+            j = smap.columns.lookup(col, h[rows], -band, band, theirs, h)
             hit = j >= 0
             out_i.append(rows[hit])
             out_o.append(j[hit])
             out_k.append(np.full(int(hit.sum()), k))
             # a free node of the inner side in between ends the search that way
             mine = smap.columns.lookup(col, h[rows], -settings.step_height,
-                                       settings.step_height, free & ~outer, h) >= 0
+                                       settings.step_height, mine_mask, h) >= 0
             rows = rows[~hit & ~mine]
             if not rows.size:
                 break
@@ -158,17 +159,22 @@ def _between(mesh, smap, h, i, o, k, settings, classes):
     return kind, value, limit, np.where(riser[:, None] | drop[:, None], pi, point)
 
 
-def region_causes(mesh, smap, h, members, outer, settings) -> tuple:
-    """Causes of one region: ``members`` (M,) its free nodes, ``outer`` (N,) bool the nodes
-    across its border (reached floor); grouped by kind, most frequent first (module
-    docstring)."""
-    inner = members[smap.state[members] == FREE]
-    if not inner.size:
-        return ()
-    i, o, k = _border_pairs(smap, h, inner, outer, settings)
-    if not i.size:
-        return ()
-    kind, value, limit, point = _between(mesh, smap, h, i, o, k, settings, smap.classes)
+def _border(smap, h, label, inner, settings) -> np.ndarray:
+    """The nodes of ``inner`` (I,) with a grid neighbour that is not a node of the same
+    region (``label`` (N,) region of each node, -1 none) within ``step_height``: the border,
+    where a move failed."""
+    edge = np.zeros(inner.size, bool)
+    for dx, dy in DIRECTIONS:
+        col = shifted(smap.grid, smap.cell[inner], dx, dy)
+        j = smap.columns.lookup(col, h[inner], -settings.step_height, settings.step_height,
+                                label >= 0, h)
+        edge |= (j < 0) | (label[np.maximum(j, 0)] != label[inner])
+    return inner[edge]
+
+
+def _grouped(kind, value, limit, point) -> tuple:
+    """One Cause per kind found, most frequent first; each kind's least value (a ceiling's
+    greatest clearance), with its point."""
     counts = np.bincount(kind, minlength=len(CAUSE_KINDS))
     out = []
     for code in np.argsort(-counts, kind="stable"):
@@ -181,6 +187,28 @@ def region_causes(mesh, smap, h, members, outer, settings) -> tuple:
         out.append(Cause(name, float(value[best]), float(limit[best]), p,
                          _text(name, float(value[best]), float(limit[best]), p)))
     return tuple(out)
+
+
+def regions_causes(mesh, smap, h, members, outer, settings) -> list:
+    """Causes of each region of ``members`` (list of (M,) node arrays), ``outer`` (N,) bool
+    the nodes across their borders (reached floor), in one batch; each a tuple grouped by
+    kind, most frequent first (module docstring)."""
+    label = np.full(smap.face.size, -1, np.int64)
+    for r, m in enumerate(members):
+        label[m[smap.state[m] == FREE]] = r
+    inner = np.flatnonzero(label >= 0)
+    out: list = [()] * len(members)
+    if not inner.size:
+        return out
+    i, o, k = _border_pairs(smap, h, _border(smap, h, label, inner, settings), outer, settings)
+    if not i.size:
+        return out
+    kind, value, limit, point = _between(mesh, smap, h, i, o, k, settings, smap.classes)
+    reg = label[i]
+    for r in np.unique(reg):
+        rows = reg == r
+        out[r] = _grouped(kind[rows], value[rows], limit[rows], point[rows])
+    return out
 
 
 def region_visible(mesh, smap, members, eyes_from, settings, seed=0) -> bool:

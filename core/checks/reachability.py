@@ -50,7 +50,7 @@ from .audits.standable import (
 )
 from .audits.window import MapWindow, window_worthwhile
 from .reach_arcs import WALKOFF_MAX_CELLS, ArcCache, arc_keys, fly, take_off_speed
-from .reach_explain import Cause, region_causes, region_visible, what_if
+from .reach_explain import Cause, region_visible, regions_causes, what_if
 from .reach_links import (
     DIRECTIONS,
     FALL,
@@ -358,8 +358,8 @@ def _span_faces(smap, spans):
 
 def _regions(smap, code, group, cls, explain=None) -> tuple:
     """The regions of class ``cls`` (ISLAND or TRAP), largest first (one small numpy split
-    per class, not a loop over cells); ``explain(members) -> (causes, visible)`` for the
-    first REGIONS_EXPLAINED of them."""
+    per class, not a loop over cells); ``explain([members, ...])`` -> (causes, visible) per
+    region, for the first REGIONS_EXPLAINED of them."""
     spans = np.flatnonzero(code == cls)
     if not spans.size:
         return ()
@@ -379,9 +379,10 @@ def _regions(smap, code, group, cls, explain=None) -> tuple:
         out.append((Region(faces, a, point[r]), members))
     out.sort(key=lambda pair: -pair[0].area)
     if explain is not None:
-        out[:REGIONS_EXPLAINED] = [
-            (Region(reg.faces, reg.area, reg.point, why[1], why[0]), m)
-            for reg, m in out[:REGIONS_EXPLAINED] for why in [explain(m)]]
+        head = out[:REGIONS_EXPLAINED]
+        whys = explain([m for _reg, m in head])
+        out[:REGIONS_EXPLAINED] = [(Region(reg.faces, reg.area, reg.point, visible, causes), m)
+                                   for (reg, m), (causes, visible) in zip(head, whys)]
     return tuple(reg for reg, _m in out)
 
 
@@ -497,12 +498,12 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
     h = node_heights(smap)
     free = smap.state == FREE
     eyes = np.flatnonzero(free & (code <= TRAP))
-    islands = _regions(smap, code, group, ISLAND, lambda m: (
-        region_causes(mesh, smap, h, m, free & (code <= TRAP), s),
-        region_visible(mesh, smap, m, eyes, s)))
-    traps = _regions(smap, code, group, TRAP, lambda m: (
-        region_causes(mesh, smap, h, m, free & (code == REACHABLE), s),
-        region_visible(mesh, smap, m, eyes, s)))
+    islands = _regions(smap, code, group, ISLAND, lambda ms: zip(
+        regions_causes(mesh, smap, h, ms, free & (code <= TRAP), s),
+        [region_visible(mesh, smap, m, eyes, s) for m in ms]))
+    traps = _regions(smap, code, group, TRAP, lambda ms: zip(
+        regions_causes(mesh, smap, h, ms, free & (code == REACHABLE), s),
+        [region_visible(mesh, smap, m, eyes, s) for m in ms]))
     return Reachability(faces, area, islands, traps, smap.foot, smap.face, code,
                         smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
                         fl.spawn_drop, what_if(islands, traps, s))
