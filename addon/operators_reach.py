@@ -22,10 +22,18 @@ controller's moves (walks, steps up to the step height, one-way falls, jumps whe
   ``normal``); the cell side and the grid's axes as custom properties (Blender units). The
   overlay draws a square of that side at each, where it is.
 
+Invoked from the UI it runs modal: the flood works in a thread (``ReachJob``) while the
+progress bar moves, Esc cancels it (core's progress callback raises ``Cancelled`` at its
+next stage) and the previous results stay as they were: results are written only when the
+flood has finished. From a script (and headless, where invoke is skipped) it runs at once.
+
 Rows record the spawns' placements and the character settings as their inputs
 (``staleness``): moving a spawn or changing a setting makes them stale, and so does a change
 of the level (their stamp).
 """
+
+import threading
+from typing import Any, NamedTuple
 
 import bpy
 import numpy as np
@@ -39,13 +47,15 @@ REACH_KINDS = ("REACHABILITY", "ISLAND", "TRAP")  # row kinds this operator writ
 CELLS_NAME = "Reachability Cells"
 CELL_CLASS_ATTRIBUTE = "cell_class"  # POINT INT8 on the cells object, core's cell codes
 CELL_NORMAL_ATTRIBUTE = "normal"  # POINT FLOAT_VECTOR, the cell's face normal (world)
+CANCELLED_TEXT = "Reachability cancelled (Esc): the previous results are kept"
 NO_SPAWN = ("no spawn: select a capsule and tick Spawn in the Active Object panel (the "
             "character starts at its foot)")
 
 
-def summary_text(res, n_spawns, lost) -> str:
+def summary_text(res, n_spawns, lost, fell=()) -> str:
     """The summary row's words: reachable area, islands and traps (their areas), spawns
-    standing on no floor (``lost``: names)."""
+    standing on no floor (``lost``: names), spawns placed above the floor that fell to it
+    (``fell``: (name, metres))."""
     def count(regions, word):
         n = len(regions)
         area = sum(r.area for r in regions)
@@ -54,6 +64,9 @@ def summary_text(res, n_spawns, lost) -> str:
     text = (f"Reachability from {n_spawns} spawn{'' if n_spawns == 1 else 's'}: "
             f"{res.reachable_area:.4g} m² reachable, {count(res.islands, 'island')}, "
             f"{count(res.traps, 'trap')}")
+    if fell:
+        text += "; " + ", ".join(f"{name} falls {drop:.2f} m" for name, drop in fell) + \
+            " to the floor below"
     if lost:
         text += f"; {', '.join(lost)} stand{'s' if len(lost) == 1 else ''} on no floor"
     return text
@@ -109,30 +122,55 @@ def _cells_object(scene, level, res, mask):
 _REMEMBERED: dict = {}  # scene name -> (level stamp, inputs key, Reachability): the last flood
 
 
-def current_reach(context, level, settings):
+def remembered(scene, level, key):
+    """The flood kept for ``scene`` at this level stamp and inputs key, or None."""
+    memo = _REMEMBERED.get(scene.name)
+    if memo is not None and memo[0] == level.stamp and memo[1] == key:
+        return memo[2]
+    return None
+
+
+def remember(scene, level, key, res):
+    """Keep ``res`` as the scene's last flood (one kept: a big level's map is large)."""
+    _REMEMBERED.clear()
+    _REMEMBERED[scene.name] = (level.stamp, key, res)
+
+
+def current_reach(context, level, settings, progress=None):
     """The flood of the scene's level from its spawns with ``settings`` (core.reachability),
     computed once per level stamp, spawns and settings (the audits scope their findings by
-    it); None when the scene has no spawn."""
+    it); None when the scene has no spawn. ``progress``: as core.reachability's."""
     scene = context.scene
     spawns = scene_data.spawn_objects(scene)
     if not spawns:
         return None
     key = staleness.inputs_key(scene, "REACHABILITY")
-    memo = _REMEMBERED.get(scene.name)
-    if memo is not None and memo[0] == level.stamp and memo[1] == key:
-        return memo[2]
-    res = core.reachability(level.mesh, scene_data.spawn_feet(spawns, level.unit_scale),
-                            settings)
-    _REMEMBERED.clear()  # one flood kept: a big level's map is large
-    _REMEMBERED[scene.name] = (level.stamp, key, res)
+    res = remembered(scene, level, key)
+    if res is None:
+        res = core.reachability(level.mesh, scene_data.spawn_feet(spawns, level.unit_scale),
+                                settings, progress=progress)
+        remember(scene, level, key, res)
     return res
 
 
-def run_reachability(context):
-    """Flood the level from the scene's spawns and write the attribute, rows and cells (the
-    module docstring). Returns the message, or ("WARNING", message) when a spawn stands on
-    no floor or inside a wall (its capsule penetrates). ValueError when there is no spawn,
-    or the level or settings cannot be read."""
+class Cancelled(Exception):
+    """Reachability stopped by the user (Esc): nothing written, previous results kept."""
+
+
+class Prepared(NamedTuple):
+    """What the flood reads from the scene before it starts (main thread)."""
+
+    edited: tuple
+    spawns: list
+    settings: Any
+    level: Any
+    feet: np.ndarray
+    key: str
+
+
+def prepare(context) -> Prepared:
+    """Read the spawns, settings and level (Edit Mode flushed). ValueError when there is no
+    spawn, or the level or settings cannot be read."""
     edited = operators.leave_edit_mode(context)
     scene = context.scene
     spawns = scene_data.spawn_objects(scene)
@@ -140,20 +178,30 @@ def run_reachability(context):
         raise ValueError(NO_SPAWN)
     settings = operators.controller_settings(context)
     level, _dg = operators.level_of(context)
-    with operators.Progress(context, 2) as progress:
-        res = current_reach(context, level, settings)
-        progress.update(1)
-        classes = triangle_classes(res)
-    key = staleness.inputs_key(scene, "REACHABILITY")
-    lost = [ob.name for ob, cell in zip(spawns, res.spawn_cells) if cell < 0]
+    feet = scene_data.spawn_feet(spawns, level.unit_scale)
+    return Prepared(edited, spawns, settings, level, feet,
+                    staleness.inputs_key(scene, "REACHABILITY"))
+
+
+def write_results(context, prep: Prepared, res):
+    """Write the attribute, rows and cells of ``res`` (the module docstring) and keep it as
+    the scene's flood (the audits scope by it). Returns the message, or ("WARNING",
+    message) when a spawn stands on no floor or inside a wall (its capsule penetrates)."""
+    scene, level, key = context.scene, prep.level, prep.key
+    remember(scene, level, key, res)
+    classes = triangle_classes(res)
+    lost = [ob.name for ob, cell in zip(prep.spawns, res.spawn_cells) if cell < 0]
+    drops = np.asarray(res.spawn_drop, float)
+    fell = [(ob.name, float(d)) for ob, cell, d in zip(prep.spawns, res.spawn_cells, drops)
+            if cell >= 0 and d > 0.0]
     listed = region_findings(res)
     rows = (results.finding_rows(level, "ISLAND",
                                  [x for x in listed if x.finding.check == "islands"], key)
             + results.finding_rows(level, "TRAP",
                                    [x for x in listed if x.finding.check == "traps"], key))
     found = bool(res.islands or res.traps)
-    walled = spawns_in_walls(level, spawns)
-    summary = summary_text(res, len(spawns), lost) + walled_text(walled)
+    walled = spawns_in_walls(level, prep.spawns)
+    summary = summary_text(res, len(prep.spawns), lost, fell) + walled_text(walled)
     warn = bool(lost or walled)
     rows.insert(0, {"kind": "REACHABILITY", "capsule": "", "label": summary,
                     "value": float(res.reachable_area), "stamp": level.stamp, "inputs": key,
@@ -163,8 +211,64 @@ def run_reachability(context):
     level_parts.remember_results(scene, "REACHABILITY", level, np.arange(classes.size),
                                  (classes + 1).astype(np.int8))
     results.replace_rows(scene, set(REACH_KINDS), rows)
-    message = summary + operators.edit_note(edited)
+    message = summary + operators.edit_note(prep.edited)
     return ("WARNING", message) if warn else message
+
+
+def run_reachability(context, progress=None):
+    """Flood the level from the scene's spawns and write the attribute, rows and cells (the
+    module docstring). ``progress``: None or callable(fraction) told between core's stages
+    (an exception it raises, such as Cancelled, stops the flood before anything is
+    written). Returns the message, or ("WARNING", message) when a spawn stands on no floor.
+    ValueError when there is no spawn, or the level or settings cannot be read."""
+    prep = prepare(context)
+    with operators.Progress(context, 100) as bar:
+        def tell(fraction):
+            bar.update(100 * fraction)
+            if progress is not None:
+                progress(fraction)
+
+        res = core.reachability(prep.level.mesh, prep.feet, prep.settings, progress=tell)
+    return write_results(context, prep, res)
+
+
+class ReachJob:
+    """``core.reachability`` of ``prep`` in a worker thread (numpy releases the GIL, so the
+    UI keeps drawing). ``cancel()`` makes core stop at its next stage (Cancelled);
+    ``done``, ``fraction``, ``result`` and ``error`` say where it is."""
+
+    def __init__(self, prep: Prepared):
+        self.prep = prep
+        self.fraction = 0.0
+        self.result = None
+        self.error = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="cc-reachability", daemon=True)
+        self._thread.start()
+
+    def _tell(self, fraction):
+        if self._stop.is_set():
+            raise Cancelled
+        self.fraction = float(fraction)
+
+    def _run(self):
+        try:
+            p = self.prep
+            self.result = core.reachability(p.level.mesh, p.feet, p.settings,
+                                            progress=self._tell)
+        except BaseException as exc:  # handed to the main thread, which reports it
+            self.error = exc
+
+    def cancel(self):
+        self._stop.set()
+
+    @property
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def wait(self, timeout=None) -> bool:
+        self._thread.join(timeout)
+        return self.done
 
 
 class CAPSULE_COLLISION_OT_reachability(operators.CheckOperator, bpy.types.Operator):
@@ -188,6 +292,57 @@ class CAPSULE_COLLISION_OT_reachability(operators.CheckOperator, bpy.types.Opera
 
     def run(self, context):
         return run_reachability(context)
+
+    def invoke(self, context, event):
+        """Modal from the UI: the flood in a thread, Esc cancels (module docstring)."""
+        wm = context.window_manager
+        if context.window is None or bpy.app.background:
+            return self.execute(context)
+        try:
+            prep = prepare(context)
+        except ValueError as exc:
+            self.report({"ERROR"}, str(exc))
+            return {"CANCELLED"}
+        self._job = ReachJob(prep)
+        self._timer = wm.event_timer_add(0.1, window=context.window)
+        wm.modal_handler_add(self)
+        wm.progress_begin(0, 100)
+        context.workspace.status_text_set("Reachability: Esc to cancel")
+        return {"RUNNING_MODAL"}
+
+    def modal(self, context, event):
+        job = self._job
+        if event.type == "ESC":
+            job.cancel()
+            return {"RUNNING_MODAL"}
+        if event.type != "TIMER":
+            return {"PASS_THROUGH"}
+        wm = context.window_manager
+        wm.progress_update(int(100 * job.fraction))
+        if not job.done:
+            return {"RUNNING_MODAL"}
+        wm.event_timer_remove(self._timer)
+        wm.progress_end()
+        context.workspace.status_text_set(None)
+        return self.finish(context, job)
+
+    def finish(self, context, job):
+        """Report and write what the finished ``job`` left: its results, or nothing when
+        cancelled (the previous results stay) or when it failed."""
+        if isinstance(job.error, Cancelled):
+            self.report({"WARNING"}, CANCELLED_TEXT)
+            context.scene.capsule_collision.last_report = CANCELLED_TEXT
+            return {"CANCELLED"}
+        if isinstance(job.error, ValueError):
+            self.report({"ERROR"}, str(job.error))
+            return {"CANCELLED"}
+        if job.error is not None:
+            raise job.error
+        message = write_results(context, job.prep, job.result)
+        level, message = message if isinstance(message, tuple) else ("INFO", message)
+        self.report({level}, message)
+        context.scene.capsule_collision.last_report = message
+        return {"FINISHED"}
 
 
 classes = (CAPSULE_COLLISION_OT_reachability,)

@@ -181,6 +181,75 @@ def terrain(n_cells: int, seed: int = 0):
     return merge([(verts, tris), (bv, bt)])
 
 
+def _heightfield(size_x, size_y, nx, ny, seed, amp=1.0, flat=None):
+    """(vertices, triangles) of a rolling heightfield over [0, size_x] x [0, size_y] with
+    nx x ny quads; ``flat`` (x0, y0, x1, y1): a pad at z = 0 (blended over 6 m)."""
+    rng = np.random.default_rng(seed)
+    X, Y = np.meshgrid(np.linspace(0.0, size_x, nx + 1), np.linspace(0.0, size_y, ny + 1),
+                       indexing="ij")
+    Z = np.zeros_like(X)
+    for _ in range(6):
+        k = rng.uniform(0.01, 0.1, 2)
+        ph = rng.uniform(0, 2 * np.pi, 2)
+        Z += amp * rng.uniform(0.5, 2.0) * np.sin(k[0] * X + ph[0]) * np.cos(k[1] * Y + ph[1])
+    if flat is not None:
+        x0, y0, x1, y1 = flat
+        d = np.maximum(np.maximum(np.maximum(x0 - X, X - x1), np.maximum(y0 - Y, Y - y1)), 0.0)
+        w = np.clip(d / 6.0, 0.0, 1.0)
+        Z = Z * w * w * (3 - 2 * w)
+    idx = np.arange((nx + 1) * (ny + 1)).reshape(nx + 1, ny + 1)
+    i00, i10 = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel()
+    i01, i11 = idx[:-1, 1:].ravel(), idx[1:, 1:].ravel()
+    tris = np.concatenate([np.stack([i00, i10, i11], 1), np.stack([i00, i11, i01], 1)])
+    return np.stack([X.ravel(), Y.ravel(), Z.ravel()], 1), tris
+
+
+def _walls(x0, y0, x1, y1, height, thick=0.3):
+    """Four closed wall boxes just outside the rectangle [x0, x1] x [y0, y1]."""
+    return [box((x0 - thick, y0 - thick, 0.0), (x1 + thick, y0, height)),
+            box((x0 - thick, y1, 0.0), (x1 + thick, y1 + thick, height)),
+            box((x0 - thick, y0, 0.0), (x0, y1, height)),
+            box((x1, y0, 0.0), (x1 + thick, y1, height))]
+
+
+def huge_bounds_level(seed: int = 4):
+    """About 40k triangles over 420 x 490 m: rolling terrain and 24 big buildings around a
+    walled yard (26 x 18 m, walls 5 m) holding the stairs-and-ramps block (a few hundred m^2
+    a spawn in the yard reaches). Returns (vertices, triangles) and a spawn foot point (3,)
+    in the yard."""
+    rng = np.random.default_rng(seed)
+    sx, sy = 420.0, 490.0
+    yard = (200.0, 240.0, 226.0, 258.0)
+    parts = [_heightfield(sx, sy, 130, 140, seed, flat=(yard[0] - 2, yard[1] - 2,
+                                                        yard[2] + 2, yard[3] + 2))]
+    parts += _walls(*yard, 5.0)
+    parts.append(stairs_ramps_block((yard[0] + 3.0, yard[1] + 3.0, 0.0)))
+    for _ in range(24):  # big buildings, away from the yard
+        while True:
+            x, y = rng.uniform(20.0, sx - 60.0), rng.uniform(20.0, sy - 60.0)
+            if x > yard[2] + 10 or x + 40 < yard[0] - 10 or y > yard[3] + 10 or \
+                    y + 40 < yard[1] - 10:
+                break
+        w, d, h = rng.uniform(10.0, 40.0, 2).tolist() + [rng.uniform(8.0, 30.0)]
+        parts.append(box((x, y, -2.0), (x + w, y + d, h)))
+    v, t = merge(parts)
+    return v, t, np.array([yard[0] + 24.0, yard[1] + 16.0, 0.0])
+
+
+def open_arena(seed: int = 5):
+    """About 70k triangles: a 160 x 160 m walled arena of rolling ground (25,000 m^2 a spawn
+    reaches) with the stairs-and-ramps block in the middle. Returns (vertices, triangles)
+    and a spawn foot point (3,) (on the pad beside the block)."""
+    size = 160.0
+    mid = 0.5 * size
+    pad = (mid - 12.0, mid - 8.0, mid + 12.0, mid + 8.0)
+    parts = [_heightfield(size, size, 185, 185, seed, amp=0.4, flat=pad)]
+    parts += _walls(0.0, 0.0, size, size, 6.0)
+    parts.append(stairs_ramps_block((mid - 10.0, mid - 6.0, 0.0)))
+    v, t = merge(parts)
+    return v, t, np.array([mid - 11.0, mid - 7.0, 0.0])
+
+
 def soup(n: int, seed: int = 0, extent: float = 40.0):
     """n random triangles: centres uniform in a cube, sizes 0.05-2 m, random orientation."""
     rng = np.random.default_rng(seed)

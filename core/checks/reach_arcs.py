@@ -12,10 +12,13 @@ move per frame) tries it:
   speed ``sqrt(2 g jump_height)`` straight up plus ``speed`` horizontally, steering that way
   until it lands: up onto ledges (sliding up the wall while the arc rises) and across gaps.
 
-Vertical speed follows the walk-through's rule (core/walker.py): gravity while airborne,
+Each frame is the walk-through's frame (core/walk/walker.py: ``FrameMove``, ``held``), at
+the walk-through's default rate, so an arc is what a walk of the same move does. Vertical
+speed follows the walk-through's rule: gravity while airborne,
 capped at ``max_fall_speed``, never gaining upward speed from a collision; ``ON_GROUND``
 ends the arc. An arc that is still airborne, or has not left the ground, after ARC_MAX_TIME
-seconds (or, for a walk-off, WALKOFF_MAX_CELLS cells of walking) lands nowhere.
+seconds lands nowhere; a walk-off still on the ground after WALKOFF_MAX_CELLS cells of
+walking ends there (standing on walkable ground: it crossed without falling).
 
 Frame and units: world space, metres, seconds; ``settings.up`` is up.
 """
@@ -28,13 +31,16 @@ from typing import NamedTuple
 import numpy as np
 
 from ..controller.ground import Ground
+from ..controller.moves import RefusedStep
 from ..controller.settings import IN_AIR, ON_GROUND, ON_STEEP_GROUND
 from ..mesh.hoods import HoodCache
+from ..walk.edges import FrameMove, held
 
-# Seconds per controller frame. The controller's verdicts are the same at 30, 60 and 120 Hz
-# (tests/test_walkthrough.py); 30 Hz halves the frames. A jump's apex overshoots the exact
-# parabola by about g * t_apex * dt / 2 (2.7 cm for a 1 m jump): the arc is the controller's.
-ARC_DT = 1.0 / 30.0
+# Seconds per controller frame: the walk-through's default, so that an arc lands where a walk
+# of the same move does at the limits (issue 24: at 30 Hz a walk-off across a 0.84 m gap
+# caught the far edge that a walk at 60 Hz misses). A jump's apex overshoots the exact
+# parabola by about g * t_apex * dt / 2 (1.4 cm for a 1 m jump): the arc is the controller's.
+ARC_DT = 1.0 / 60.0
 ARC_MAX_TIME = 4.0  # seconds: an arc not landed by then (a 78 m fall) lands nowhere
 WALKOFF_MAX_CELLS = 4  # a walk-off that stays on the ground this many cells did not fall
 
@@ -68,6 +74,7 @@ def fly(ctrl, feet, directions, v0, max_walk) -> Arcs:
     landed = np.zeros(k, bool)
     done = np.zeros(k, bool)
     walked = np.zeros(k)
+    refused = RefusedStep.none(k)
     frames = 0
     # candidate triangles around each arc, kept across frames (as walkthrough_many does)
     hoods = HoodCache(ctrl.mesh, k) if k > 1 and hasattr(ctrl.mesh, "hood_triangles") else None
@@ -81,16 +88,61 @@ def fly(ctrl, feet, directions, v0, max_walk) -> Arcs:
             g_a.state == ON_GROUND, 0.0, np.maximum(vz[act] - s.gravity * ARC_DT,
                                                     -s.max_fall_speed))
         disp = directions[act] * (s.speed * ARC_DT) + np.outer(vz_a * ARC_DT, u)
-        b = ctrl.move_many(pos[act], disp, g_a, hoods=None if hoods is None else (hoods, act))
-        st = b.ground.state
+        # the walk's own frame (core/walk/walker.py): edges left at the support line,
+        # refused step-ups not retried, a character caught between edges held there
+        b, rise = FrameMove(ctrl, hoods, act, ARC_DT).run(pos[act], disp, g_a,
+                                                          refused.rows(act))
+        refused.put(act, b.refused)
         moved = b.position - pos[act]
+        held(ctrl, b.position, b.ground, -(moved @ u), -vz_a * ARC_DT)
+        st = b.ground.state
+        steep = vz_a if s.slides_on_steep_ground else 0.0
         vz[act] = np.where(st == ON_GROUND, 0.0, np.where(
-            st == ON_STEEP_GROUND, vz_a, np.minimum((moved @ u) / ARC_DT, np.maximum(vz_a, 0.0))))
+            st == ON_STEEP_GROUND, steep, np.minimum(rise, np.maximum(vz_a, 0.0))))
         pos[act] = b.position
         ground.put(act, b.ground)
         left[act] |= st == IN_AIR
         walked[act] += np.where(left[act], 0.0, s.speed * ARC_DT)
         land = left[act] & (st == ON_GROUND) & (vz_a <= 0.0)
-        landed[act[land]] = True
-        done[act[land | (~left[act] & (walked[act] >= max_walk))]] = True
+        # a walk-off that walked ``max_walk`` without leaving the ground ends where it
+        # stands (across a gap narrower than the capsule, stepping onto the far side)
+        walked_on = ~left[act] & (walked[act] >= max_walk)
+        landed[act[land | (walked_on & (st == ON_GROUND))]] = True
+        done[act[land | walked_on]] = True
     return Arcs(pos, landed, frames)
+
+
+def arc_keys(smap, nodes, dirs, jump: bool) -> np.ndarray:
+    """(K,) int64 keys naming the arcs from map spans ``nodes`` (K,) in directions ``dirs``
+    (K,) (cell, face, direction, jump or walk-off): the same arc in any map of the level."""
+    faces = int(smap.classes.size)
+    return ((smap.cell[nodes] * faces + smap.face[nodes]) * 4 + dirs) * 2 + int(jump)
+
+
+class ArcCache:
+    """Arcs flown so far, by ``arc_keys``: a flood over a growing map flies each arc once."""
+
+    def __init__(self):
+        self.keys = np.empty(0, np.int64)
+        self.foot = np.empty((0, 3))
+        self.landed = np.empty(0, bool)
+
+    def fly(self, keys, ctrl, feet, directions, v0, max_walk) -> Arcs:
+        """``fly`` for the arcs ``keys`` (K,) not flown yet; the others as flown before."""
+        pos = np.minimum(np.searchsorted(self.keys, keys), max(self.keys.size - 1, 0))
+        hit = (self.keys.size > 0) & (self.keys[pos] == keys) if self.keys.size else \
+            np.zeros(keys.size, bool)
+        foot = np.empty((keys.size, 3))
+        landed = np.empty(keys.size, bool)
+        foot[hit], landed[hit] = self.foot[pos[hit]], self.landed[pos[hit]]
+        frames = 0
+        miss = np.flatnonzero(~hit)
+        if miss.size:
+            arcs = fly(ctrl, feet[miss], directions[miss], v0, max_walk)
+            foot[miss], landed[miss], frames = arcs.foot, arcs.landed, arcs.frames
+            keys_all = np.concatenate([self.keys, keys[miss]])
+            order = np.argsort(keys_all, kind="stable")
+            self.keys = keys_all[order]
+            self.foot = np.concatenate([self.foot, arcs.foot])[order]
+            self.landed = np.concatenate([self.landed, arcs.landed])[order]
+        return Arcs(foot, landed, frames)

@@ -21,8 +21,10 @@ node's height is its neighbour that way.
   onto the other node; a step up also needs the step probe.
 - No floor at all in the next column within ``step_height`` (an edge): a *fall* (one way)
   onto the highest free node below in the next ``reach_cells`` columns, swept across and
-  down. Edges with no such landing are left to the controller's own walk-off, and every
-  node-direction without a walk or step to its jumps (``core.reach_arcs``).
+  down. Every edge is also left to the controller's own walk-off where it could land
+  somewhere else (a character running off a deck crosses a gap narrower than its stride
+  and lands on the far deck, not in the pit), and every node-direction without a walk or
+  step to its jumps (``core.reach_arcs``).
 
 Frame and units: world space, metres; ``settings.up`` is up.
 """
@@ -70,12 +72,14 @@ class Edges(NamedTuple):
     """Node-directions with no walk or step: node (E,) int64 span; direction (E,) int64
     index into DIRECTIONS; drop (E,) bool no floor within ``step_height`` in the next column
     (an edge to walk off), else something is in the way (a wall, a riser taller than a
-    step); fell (E,) bool a fall link was found that way."""
+    step); fell (E,) bool a fall link was found that way; fall_to (E,) int64 the node it
+    falls to (-1: none)."""
 
     node: np.ndarray
     direction: np.ndarray
     drop: np.ndarray
     fell: np.ndarray
+    fall_to: np.ndarray
 
 
 def engine_step_rule(settings):
@@ -193,7 +197,8 @@ def stepped(mesh, s, smap, src, dst, d_world, h) -> np.ndarray:
 
 def _direction_links(mesh, s, smap, nodes, h, di):
     """The accepted moves of ``nodes`` (M,) in direction ``di``; (M,) bool nodes that got a
-    walk or step, (M,) bool nodes that got a fall; (M,) bool floor in the next column."""
+    walk or step, (M,) int64 the node each fell to (-1: no fall); (M,) bool floor in the
+    next column."""
     grid = smap.grid
     dx, dy = DIRECTIONS[di]
     d_world = dx * grid.e1 + dy * grid.e2
@@ -217,8 +222,8 @@ def _direction_links(mesh, s, smap, nodes, h, di):
     fall = np.flatnonzero((target < 0) & ~floor1 & (drop >= 0))
     fok = swept(mesh, s, smap.centre[nodes[fall]], smap.centre[drop[fall]],
                 np.full(fall.size, s.ground_probe))
-    fell = np.zeros(nodes.size, bool)
-    fell[fall[fok]] = True
+    fell = np.full(nodes.size, -1, np.int64)
+    fell[fall[fok]] = drop[fall[fok]]
     links = Links.join([Links(i[ok], j[ok], kind[ok]),
                         Links(nodes[fall[fok]], drop[fall[fok]],
                               np.full(int(fok.sum()), FALL, np.int8))])
@@ -231,13 +236,14 @@ def neighbour_links(mesh, smap, settings):
     s = settings
     h = node_heights(smap)
     nodes = np.flatnonzero(smap.state == FREE)
-    parts, e_node, e_dir, e_drop, e_fell = [], [], [], [], []
+    parts, e_node, e_dir, e_drop, e_fell, e_to = [], [], [], [], [], []
     for di in range(len(DIRECTIONS)):
         links, linked, fell, floor1 = _direction_links(mesh, s, smap, nodes, h, di)
         parts.append(links)
         e_node.append(nodes[~linked])
         e_dir.append(np.full(int((~linked).sum()), di, np.int64))
         e_drop.append(~floor1[~linked])
-        e_fell.append(fell[~linked])
+        e_fell.append(fell[~linked] >= 0)
+        e_to.append(fell[~linked])
     return Links.join(parts), Edges(*(np.concatenate(x) for x in (e_node, e_dir, e_drop,
-                                                                    e_fell)))
+                                                                    e_fell, e_to)))

@@ -44,9 +44,12 @@ from .audits.standable import (
     INSIDE,
     StandableMap,
     cover_min,
+    has_map,
     standable_map,
 )
-from .reach_arcs import WALKOFF_MAX_CELLS, fly, take_off_speed
+from .audits.window import MapWindow, window_worthwhile
+from .reach_arcs import WALKOFF_MAX_CELLS, ArcCache, arc_keys, fly, take_off_speed
+from .reach_explain import Cause, region_visible, regions_causes, what_if
 from .reach_links import (
     DIRECTIONS,
     FALL,
@@ -57,21 +60,31 @@ from .reach_links import (
     engine_step_rule,
     neighbour_links,
     node_heights,
-    reach_cells,
 )
+from .reach_spawns import nearest_nodes, spawn_floor, spawn_nodes
+
+__all__ = ["Cause", "Reachability", "Region", "reachability"]  # also Cause (reach_explain)
 
 REACHABLE, TRAP, ISLAND, CRAMPED_CELL, INSIDE_CELL = 0, 1, 2, 3, 4
 CELL_CLASSES = ("reachable", "trap", "island", "cramped", "inside")
 ARC_ROUNDS = 8  # rounds of arcs from newly reached nodes at most (each can reach more)
+WINDOW_MIN_SPANS = 400_000  # spans of the whole map above which the map is built tile by tile
+REGIONS_EXPLAINED = 40  # islands and traps (each) given causes and a line of sight, largest first
+WINDOW_ROUNDS = 24  # rounds of growing the built tiles at most
 
 
 class Region(NamedTuple):
     """Standable floor of one class: faces (F,) int64; area m^2; point (3,) a foot point
-    where the character stands in it."""
+    where the character stands in it; visible : a standing character on reached floor sees
+    it (core/checks/reach_explain.py); causes : tuple of Cause, what stops the way in (an
+    island) or out (a trap), most frequent first (the first REGIONS_EXPLAINED regions of
+    each class; () for the others)."""
 
     faces: np.ndarray
     area: float
     point: np.ndarray
+    visible: bool = True
+    causes: tuple = ()
 
 
 class Reachability(NamedTuple):
@@ -79,16 +92,21 @@ class Reachability(NamedTuple):
 
     reachable_faces : (F,) int64 faces with floor a spawn reaches (traps included);
     reachable_area : m^2 of that floor (traps included);
-    islands, traps : tuples of Region, largest first (module docstring);
+    islands, traps : tuples of Region, largest first (module docstring), each with its
+        causes and whether it is in view;
     cell_points : (N, 3) each cell's floor point (a foot point, metres); cell_face : (N,)
         int64 its face; cell_class : (N,) int8 REACHABLE / TRAP / ISLAND / CRAMPED_CELL /
         INSIDE_CELL (buried in a solid: not drawn); cell_size : metres (the overlay draws a
         square of this side at each cell point);
-    spawn_cells : (K,) int64 the node each spawn starts from (-1: the spawn stands on no
+    spawn_cells : (K,) int64 the node each spawn starts from, where placed or where it
+        falls to (``spawn_drop``) (-1: the spawn stands on no
         free cell within a cell and ``step_height``);
     moves : Links over cells (src, dst, kind: WALK, STEP_UP, STEP_DOWN, FALL, JUMP);
     arcs : int controller arcs flown (walk-offs and jumps);
-    standable : the StandableMap it was computed from; settings : the character.
+    standable : the StandableMap it was computed from; settings : the character;
+    spawn_drop : (K,) metres each spawn fell before standing (0: it stands where placed; a
+        spawn placed above the floor drops onto the floor below it, as the game drops the
+        player; NaN: no floor below within FALL_OUT_OF_LEVEL_DISTANCE).
     """
 
     reachable_faces: np.ndarray
@@ -104,6 +122,8 @@ class Reachability(NamedTuple):
     arcs: int
     standable: StandableMap
     settings: ControllerSettings
+    spawn_drop: np.ndarray = np.zeros(0)
+    what_if: tuple = ()
 
     def can_reach(self, points) -> np.ndarray:
         """(P,) bool: a spawn reaches the floor at foot points ``points`` (P, 3) (traps
@@ -114,28 +134,6 @@ class Reachability(NamedTuple):
         step = self.settings.step_height
         j = smap.columns.lookup(smap.grid.cell_of(p), p @ smap.grid.up, -step, step)
         return (j >= 0) & (self.cell_class[np.maximum(j, 0)] <= TRAP)
-
-
-def nearest_nodes(smap: StandableMap, h, points, settings) -> np.ndarray:
-    """(P,) int64 the FREE span nearest each foot point (P, 3) among the cells within
-    ``reach_cells`` of its cell (a character perched on an edge stands a radius beyond the
-    floor's last cell), stand heights within ``step_height`` of the point (-1: none)."""
-    up = smap.grid.up
-    ph = points @ up
-    cell = smap.grid.cell_of(points)
-    best = np.full(points.shape[0], -1, np.int64)
-    best_d = np.full(points.shape[0], np.inf)
-    step = settings.step_height
-    k = reach_cells(settings, smap.grid.cell)
-    for dx in range(-k, k + 1):
-        for dy in range(-k, k + 1):
-            j = smap.columns.lookup(shifted(smap.grid, cell, dx, dy), ph, -step, step,
-                                    smap.state == FREE, h)
-            jj = np.maximum(j, 0)
-            d = np.where(j >= 0, ((smap.stand[jj] - points) ** 2).sum(1), np.inf)
-            better = d < best_d
-            best[better], best_d[better] = j[better], d[better]
-    return best
 
 
 def mutual_components(n: int, links: Links) -> np.ndarray:
@@ -175,10 +173,32 @@ def closure(comp, links: Links, seeds, n: int):
     return fwd[comp], back[comp]
 
 
-def _worth(smap, h, comp, nodes, dirs, reach, rise) -> np.ndarray:
+def _no_progress(_fraction) -> None:
+    return None
+
+
+class Scope(NamedTuple):
+    """What the flood knows of the map: known(cells) -> (K,) bool the cells built (None: the
+    whole map); low : metres, the lowest height an arc can fall to (None: the map's lowest
+    free span); cache : the ArcCache of arcs flown so far (None: none kept); progress :
+    callable(fraction) called between stages (``reachability``)."""
+
+    known: object = None
+    low: object = None
+    cache: object = None
+    progress: object = _no_progress
+
+
+WHOLE_MAP = Scope()  # the flood over the whole map: every column built, no cache
+
+
+def _worth(smap, h, comp, nodes, dirs, reach, rise, scope=WHOLE_MAP, skip=None) -> np.ndarray:
     """(E,) bool: within ``reach`` (E,) cells along each direction lies a FREE span of
     another component at most ``rise`` metres above the node (an arc there could add a move
-    the links do not have; landing in the node's own component adds nothing)."""
+    the links do not have; landing in the node's own component adds nothing, nor landing in
+    the component ``skip`` (E,) (-1: none), where the edge's straight fall lands), or a
+    column not built yet (``scope.known``: the arc may land there)."""
+    skip = np.full(nodes.size, -1, np.int64) if skip is None else skip
     worth = np.zeros(nodes.size, bool)
     free = smap.state == FREE
     for di, (dx, dy) in enumerate(DIRECTIONS):
@@ -189,31 +209,45 @@ def _worth(smap, h, comp, nodes, dirs, reach, rise) -> np.ndarray:
                 break
             col = shifted(smap.grid, smap.cell[nodes[rows]], k * dx, k * dy)
             j = smap.columns.lookup(col, h[nodes[rows]], -np.inf, rise, free, h)
-            worth[rows[(j >= 0) & (comp[np.maximum(j, 0)] != comp[nodes[rows]])]] = True
+            cj = comp[np.maximum(j, 0)]
+            new = (j >= 0) & (cj != comp[nodes[rows]]) & (cj != skip[rows])
+            if scope.known is not None:
+                new |= ~scope.known(col)
+            worth[rows[new]] = True
     return worth
 
 
-def _arc_reach(smap, h, nodes, settings, v0) -> np.ndarray:
+def _arc_reach(smap, h, nodes, settings, v0, low=None) -> np.ndarray:
     """(E,) cells an arc from ``nodes`` can carry the character horizontally before it is as
     low as the level's lowest point: ``speed`` x the time up and down, plus a radius and a
-    cell (where the arc ends perched on an edge)."""
+    cell (where the arc ends perched on an edge). low : the lowest height (None: the map's
+    lowest free span)."""
     s = settings
     g = max(s.gravity, 1e-12)
-    drop = np.maximum(h[nodes] - float((smap.stand[smap.state == FREE] @ smap.grid.up).min()),
-                      0.0) + s.height
+    if low is None:
+        low = float((smap.stand[smap.state == FREE] @ smap.grid.up).min())
+    drop = np.maximum(h[nodes] - low, 0.0) + s.height
     t_air = 2.0 * v0 / g + np.sqrt(2.0 * drop / g)
     return np.ceil((s.speed * t_air + s.radius) / smap.grid.cell).astype(np.int64) + 1
 
 
-def _arc_links(ctrl, smap, h, edges: Edges, sel, v0, settings, kind) -> Links:
-    """Fly the arcs of the edges ``sel`` (E,) bool (core.reach_arcs.fly) and link each
-    landed arc's node to the node it stands on."""
+def _arc_links(ctrl, smap, h, edges: Edges, sel, v0, settings, kind, scope=WHOLE_MAP):
+    """Fly the arcs of the edges ``sel`` (E,) bool (core.reach_arcs.fly, or the arcs
+    ``scope.cache`` already flew) and link each landed arc's node to the node it stands on:
+    (Links, (L, 3) the landing feet in columns not built yet)."""
     nodes, dirs = edges.node[sel], edges.direction[sel]
     vec = np.array([dx * smap.grid.e1 + dy * smap.grid.e2 for dx, dy in DIRECTIONS])
-    arcs = fly(ctrl, smap.stand[nodes], vec[dirs], v0, WALKOFF_MAX_CELLS * smap.grid.cell)
+    args = (ctrl, smap.stand[nodes], vec[dirs], v0, WALKOFF_MAX_CELLS * smap.grid.cell)
+    if scope.cache is None:
+        arcs = fly(*args)
+    else:
+        arcs = scope.cache.fly(arc_keys(smap, nodes, dirs, kind == JUMP), *args)
     land = nearest_nodes(smap, h, arcs.foot, settings)
     ok = arcs.landed & (land >= 0) & (land != nodes)
-    return Links(nodes[ok], land[ok], np.full(int(ok.sum()), kind, np.int8))
+    lost = np.zeros((0, 3))
+    if scope.known is not None:
+        lost = arcs.foot[arcs.landed & ~scope.known(smap.grid.cell_of(arcs.foot))]
+    return Links(nodes[ok], land[ok], np.full(int(ok.sum()), kind, np.int8)), lost
 
 
 def _drop_landing(mesh, smap, edges: Edges, sel, settings):
@@ -236,52 +270,61 @@ def _drop_landing(mesh, smap, edges: Edges, sel, settings):
     return below, steep
 
 
-def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0):
+def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0, scope=WHOLE_MAP):
     """(walk-offs, jumps) (E,) bool among the candidate edges ``cand``: walk-offs from edges
     with floor below (always where it is steep), jumps when ``v0 > 0``; both only where an
-    arc could land in another component (``_worth``)."""
+    arc could land in another component (``_worth``; for a walk-off, not the one its
+    straight fall lands in)."""
     s = settings
-    walk = cand & edges.drop & ~edges.fell
+    walk = cand & edges.drop
     if walk.any():
         below, steep = _drop_landing(mesh, smap, edges, walk, s)
         rows = np.flatnonzero(below & ~steep)
+        to = edges.fall_to[rows]
         keep = _worth(smap, h, comp, edges.node[rows], edges.direction[rows],
-                      _arc_reach(smap, h, edges.node[rows], s, 0.0), s.step_height)
+                      _arc_reach(smap, h, edges.node[rows], s, 0.0, scope.low),
+                      s.step_height, scope, np.where(to >= 0, comp[np.maximum(to, 0)], -1))
         walk = steep.copy()
         walk[rows[keep]] = True
     jump = np.zeros_like(cand)
     if v0 > 0.0 and cand.any():
         rows = np.flatnonzero(cand)
         jump[rows] = _worth(smap, h, comp, edges.node[rows], edges.direction[rows],
-                            _arc_reach(smap, h, edges.node[rows], s, v0),
-                            s.jump_height + s.step_height)
+                            _arc_reach(smap, h, edges.node[rows], s, v0, scope.low),
+                            s.jump_height + s.step_height, scope)
     return walk, jump
 
 
-def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings):
+def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
+              scope=WHOLE_MAP):
     """Add the walk-offs and jumps flown from reachable nodes, in rounds until no new node
-    is reached (at most ARC_ROUNDS): (links, arcs flown)."""
+    is reached (at most ARC_ROUNDS): (links, arcs flown, (L, 3) landing feet in columns not
+    built yet)."""
     s = settings
     n = smap.face.size
     v0 = take_off_speed(s)
     tried = np.zeros(edges.node.size, bool)
     ctrl = None
     flown = 0
-    for _ in range(ARC_ROUNDS):
+    lost = [np.zeros((0, 3))]
+    for round_ in range(ARC_ROUNDS):
+        scope.progress(round_ / ARC_ROUNDS)
         reach, _back = closure(comp, links, seeds, n)
         cand = reach[edges.node] & ~tried
         tried |= cand
-        walk, jump = _arcs_to_fly(mesh, smap, h, comp, edges, cand, s, v0)
+        walk, jump = _arcs_to_fly(mesh, smap, h, comp, edges, cand, s, v0, scope)
         if not (walk.any() or jump.any()):
             break
         ctrl = ctrl if ctrl is not None else CharacterController(mesh, s)
         new = [links]
         for sel, speed, kind in ((walk, 0.0, FALL), (jump, v0, JUMP)):
             if sel.any():
-                new.append(_arc_links(ctrl, smap, h, edges, sel, speed, s, kind))
+                got, off = _arc_links(ctrl, smap, h, edges, sel, speed, s, kind, scope)
+                new.append(got)
+                lost.append(off)
                 flown += int(sel.sum())
         links = Links.join(new)
-    return links, flown
+    return links, flown, np.concatenate(lost)
 
 
 def _cell_classes(smap, links: Links, reach, back, settings):
@@ -313,9 +356,10 @@ def _span_faces(smap, spans):
     return faces, area
 
 
-def _regions(smap, code, group, cls) -> tuple:
+def _regions(smap, code, group, cls, explain=None) -> tuple:
     """The regions of class ``cls`` (ISLAND or TRAP), largest first (one small numpy split
-    per class, not a loop over cells)."""
+    per class, not a loop over cells); ``explain([members, ...])`` -> (causes, visible) per
+    region, for the first REGIONS_EXPLAINED of them."""
     spans = np.flatnonzero(code == cls)
     if not spans.size:
         return ()
@@ -332,8 +376,14 @@ def _regions(smap, code, group, cls) -> tuple:
     out = []
     for r, members in enumerate(np.split(spans[order], cuts)):
         faces, a = _span_faces(smap, members)
-        out.append(Region(faces, a, point[r]))
-    return tuple(sorted(out, key=lambda reg: -reg.area))
+        out.append((Region(faces, a, point[r]), members))
+    out.sort(key=lambda pair: -pair[0].area)
+    if explain is not None:
+        head = out[:REGIONS_EXPLAINED]
+        whys = explain([m for _reg, m in head])
+        out[:REGIONS_EXPLAINED] = [(Region(reg.faces, reg.area, reg.point, visible, causes), m)
+                                   for (reg, m), (causes, visible) in zip(head, whys)]
+    return tuple(reg for reg, _m in out)
 
 
 def triangle_classes(result: Reachability) -> np.ndarray:
@@ -366,24 +416,95 @@ def square_cells(result: Reachability, classes=None) -> np.ndarray:
     return (code == CRAMPED_CELL) | worse
 
 
-def reachability(mesh, spawns, settings=None) -> Reachability:
+class _Flood(NamedTuple):
+    """One flood over a map: links, spawn nodes, arcs flown, reach and back (N,) bool, the
+    landing feet (L, 3) of arcs into columns not built yet."""
+
+    links: Links
+    spawn_cells: np.ndarray
+    spawn_drop: np.ndarray
+    flown: int
+    reach: np.ndarray
+    back: np.ndarray
+    lost: np.ndarray
+
+
+def _flood_map(mesh, smap, pts, landed, settings, scope=WHOLE_MAP) -> _Flood:
+    """The moves of ``smap``'s nodes and the flood from the spawn feet ``pts`` (K, 3)
+    (``landed``: their ``spawn_floor``)."""
+    s = settings
+    n = smap.face.size
+    links, edges = neighbour_links(mesh, smap, s)
+    scope.progress(0.0)
+    h = node_heights(smap)
+    spawn_cells, spawn_drop = spawn_nodes(smap, h, pts, landed[0], landed[1], s)
+    seeds = spawn_cells[spawn_cells >= 0]
+    comp = mutual_components(n, links)
+    links, flown, lost = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s, scope)
+    reach, back = closure(comp, links, seeds, n)
+    return _Flood(links, spawn_cells, spawn_drop, flown, reach, back, lost)
+
+
+def _flood_window(mesh, pts, landed, settings, progress):
+    """(map, flood) of the map built tile by tile from the spawns ``pts`` (K, 3) outward
+    (core/checks/audits/window.py) until no reached node, and no arc's landing, lies within
+    MARGIN_CELLS of a tile not built; each round adds the tiles needed and rings of tiles
+    around them, twice as many as the round before."""
+    win = MapWindow(mesh, settings)
+    scope = Scope(win.known, float((mesh.vertices @ win.grid.up).min()), ArcCache(),
+                  lambda _f: progress(0.95 * float(win.built.mean())))
+    win.add(win.tiles_around(win.grid.cell_of(np.concatenate([pts, landed[0]])), rings=1))
+    rings = 1
+    smap = win.map()
+    flood = _flood_map(mesh, smap, pts, landed, settings, scope)
+    for _ in range(WINDOW_ROUNDS):
+        reached = smap.cell[flood.reach & (smap.state == FREE)]
+        need = win.tiles_around(np.concatenate([reached, win.grid.cell_of(flood.lost)]))
+        need = need[~win.built[need]]
+        if not need.size:
+            break
+        win.add(win.grown(need, rings))
+        rings *= 2  # open floor: few rounds (a walled area needs no more tiles and stops)
+        smap = win.map()
+        flood = _flood_map(mesh, smap, pts, landed, settings, scope)
+    return smap, flood
+
+
+def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
     """Where the character starting at foot points ``spawns`` (K, 3) can go (module
     docstring). settings : ControllerSettings (default if None); ``jump_height > 0`` adds
     jumps. An engine ``model`` is judged by the exact model climbing the engine's risers
-    (``reach_links.engine_step_rule``)."""
+    (``reach_links.engine_step_rule``). progress :
+    None or callable(fraction in [0, 1]) called between stages (at least every few seconds
+    on big levels); an exception it raises stops the work and propagates (a cancel: nothing
+    is computed or kept).
+
+    A level whose whole map would hold more than WINDOW_MIN_SPANS spans (and whose map is
+    not built yet) is judged tile by tile from the spawns outward (``_flood_window``): the
+    time follows the playable area; its islands are the free floor of the tiles built."""
     s = engine_step_rule(settings_or_default(settings))
     pts = as_points(spawns, "spawns")
-    smap = standable_map(mesh, s)
-    n = smap.face.size
-    links, edges = neighbour_links(mesh, smap, s)
-    h = node_heights(smap)
-    spawn_cells = nearest_nodes(smap, h, pts, s)
-    seeds = spawn_cells[spawn_cells >= 0]
-    comp = mutual_components(n, links)
-    links, flown = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s)
-    reach, back = closure(comp, links, seeds, n)
-    code, group = _cell_classes(smap, links, reach, back, s)
+    tell = progress or _no_progress
+    tell(0.0)
+    landed = spawn_floor(mesh, pts, s)
+    if pts.shape[0] and not has_map(mesh, s) and window_worthwhile(mesh, s, WINDOW_MIN_SPANS):
+        smap, fl = _flood_window(mesh, pts, landed, s, tell)
+    else:
+        smap = standable_map(mesh, s, lambda f: tell(0.6 * f))
+        fl = _flood_map(mesh, smap, pts, landed, s,
+                        Scope(progress=lambda f: tell(0.6 + 0.35 * f)))
+    tell(0.95)
+    code, group = _cell_classes(smap, fl.links, fl.reach, fl.back, s)
     faces, area = _span_faces(smap, np.flatnonzero(code <= TRAP))
-    return Reachability(faces, area, _regions(smap, code, group, ISLAND),
-                        _regions(smap, code, group, TRAP), smap.foot, smap.face, code,
-                        smap.grid.cell, spawn_cells, links, flown, smap, s)
+    h = node_heights(smap)
+    free = smap.state == FREE
+    eyes = np.flatnonzero(free & (code <= TRAP))
+    islands = _regions(smap, code, group, ISLAND, lambda ms: zip(
+        regions_causes(mesh, smap, h, ms, free & (code <= TRAP), s),
+        [region_visible(mesh, smap, m, eyes, s) for m in ms]))
+    traps = _regions(smap, code, group, TRAP, lambda ms: zip(
+        regions_causes(mesh, smap, h, ms, free & (code == REACHABLE), s),
+        [region_visible(mesh, smap, m, eyes, s) for m in ms]))
+    return Reachability(faces, area, islands, traps, smap.foot, smap.face, code,
+                        smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
+                        fl.spawn_drop, what_if(islands, traps, s))

@@ -325,7 +325,7 @@ def test_open_ground_passes_and_leaves_no_cells_object(scene, bpy_module, mods):
 def test_a_spawn_on_no_floor_is_a_warning(scene, bpy_module, mods, capfd):
     bpy = bpy_module
     _level(bpy, scene)
-    lost = S.capsule(bpy, "Floating", (6.0, 4.0, 5.0))
+    lost = S.capsule(bpy, "Floating", (6.0, 4.0, -20.0))  # nothing below it
     lost.capsule_collision.spawn = True
     bpy.context.view_layer.update()
     assert bpy.ops.capsule_collision.reachability() == {"FINISHED"}
@@ -333,6 +333,76 @@ def test_a_spawn_on_no_floor_is_a_warning(scene, bpy_module, mods, capfd):
     assert "Warning: Reachability from 2 spawns:" in out and "; Floating stands on no floor" in out
     assert _rows(scene)[0].severity == "NONE"
     assert [r.object for r in _rows(scene, ("ISLAND",))] == ["Platform", "Slab"]
+
+
+def test_a_spawn_above_the_floor_falls_to_it_and_says_how_far(scene, bpy_module, mods, capfd):
+    # issue 24 section 5: the game drops a spawn placed above the floor; so does the flood
+    bpy = bpy_module
+    _level(bpy, scene)
+    high = S.capsule(bpy, "High", (6.0, 4.0, 0.61))
+    high.capsule_collision.spawn = True
+    bpy.context.view_layer.update()
+    assert bpy.ops.capsule_collision.reachability() == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert "Info: Reachability from 2 spawns:" in out
+    assert "; High falls 0.61 m to the floor below" in out and "no floor" not in out
+
+
+# ---------------------------------------------------------------- cancel (Esc)
+def _state(bpy, scene):
+    return ([(r.kind, r.label, r.value) for r in _rows(scene)],
+            {n: _codes(bpy.data.objects[n]).tolist() for n in S.REACH_BOXES})
+
+
+def test_cancelled_flood_writes_nothing_and_keeps_the_previous_results(scene, bpy_module, mods):
+    # issue 24 section 4: long reachability work can be cancelled and leaves the previous
+    # results intact; here the scene changed (a spawn on the platform) before the new run
+    bpy = bpy_module
+    _level(bpy, scene)
+    assert bpy.ops.capsule_collision.reachability() == {"FINISHED"}
+    before = _state(bpy, scene)
+    up = S.capsule(bpy, "On Platform", (8.4, 6.4, 0.36))
+    up.capsule_collision.spawn = True
+    bpy.context.view_layer.update()
+    told = []
+
+    def esc(fraction):
+        told.append(fraction)
+        if len(told) == 2:
+            raise mods.reach.Cancelled
+
+    with pytest.raises(mods.reach.Cancelled):
+        mods.reach.run_reachability(bpy.context, progress=esc)
+    assert _state(bpy, scene) == before
+    assert len(told) == 2
+    # not cancelled, the same run writes the new answer: the platform is reached now
+    assert bpy.ops.capsule_collision.reachability() == {"FINISHED"}
+    assert _codes(bpy.data.objects["Platform"])[TOPS["Platform"]] == 1
+
+
+def test_modal_job_cancelled_by_esc_reports_and_keeps_results(scene, bpy_module, mods):
+    # the modal operator's parts (invoke itself is skipped headless): the flood in a worker
+    # thread, Esc -> cancel(), the timer's finish() writes nothing
+    bpy = bpy_module
+    _level(bpy, scene)
+    assert bpy.ops.capsule_collision.reachability() == {"FINISHED"}
+    before = _state(bpy, scene)
+    op_cls = mods.reach.CAPSULE_COLLISION_OT_reachability
+    reports = []
+    fake = types.SimpleNamespace(report=lambda level, text: reports.append((level, text)))
+    job = mods.reach.ReachJob(mods.reach.prepare(bpy.context))
+    job.cancel()
+    assert job.wait(120)
+    assert isinstance(job.error, mods.reach.Cancelled) and job.result is None
+    assert op_cls.finish(fake, bpy.context, job) == {"CANCELLED"}
+    assert reports == [({"WARNING"}, mods.reach.CANCELLED_TEXT)]
+    assert _state(bpy, scene) == before
+    # a job left to finish writes what the operator writes
+    job = mods.reach.ReachJob(mods.reach.prepare(bpy.context))
+    assert job.wait(120) and job.error is None
+    assert op_cls.finish(fake, bpy.context, job) == {"FINISHED"}
+    assert _state(bpy, scene) == before
+    assert reports[-1][0] == {"INFO"} and reports[-1][1].startswith("Reachability from 1 spawn")
 
 
 # ---------------------------------------------------------------- spawn flag, panel, report

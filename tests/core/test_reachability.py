@@ -332,3 +332,138 @@ def test_an_engine_model_is_judged_by_the_exact_model_climbing_its_risers():
     jolt = reachability(low, [[1.0, 4.0, 0.0]], S.replace(model="jolt"))
     assert jolt.reachable_area == exact.reachable_area
     assert (jolt.cell_class == exact.cell_class).all()
+
+
+# ---------------------------------------------------------------- spawns above the floor
+
+
+@pytest.mark.parametrize("above", [0.0, 0.61, 3.0])
+def test_spawn_placed_above_the_floor_falls_to_the_floor_below(above):
+    # issue 24: a real arena's spawns 0.61 m above the floor flooded nothing; the game drops
+    # the player onto the floor below, and so does reachability (and says how far)
+    mesh = pit_scene()
+    res = reachability(mesh, [[10.5, 6.5, above]])
+    assert res.spawn_cells[0] >= 0
+    assert res.spawn_drop[0] == pytest.approx(above, abs=2 * S.skin_width)
+    assert res.can_reach([[10.5, 6.5, 0.0]])[0]
+    assert res.reachable_area > 50.0
+
+
+def test_spawn_over_nothing_stands_on_no_floor():
+    mesh = pit_scene()
+    res = reachability(mesh, [[30.0, 30.0, 0.5], [10.5, 6.5, 0.0]])
+    assert res.spawn_cells[0] == -1 and math.isnan(res.spawn_drop[0])
+    assert res.spawn_cells[1] >= 0 and res.spawn_drop[1] == 0.0
+
+
+def test_spawn_above_the_floor_beyond_the_fall_out_distance_stands_on_no_floor():
+    from capsule_collision.core.walk.walker import FALL_OUT_OF_LEVEL_DISTANCE
+    res = reachability(pit_scene(), [[10.5, 6.5, FALL_OUT_OF_LEVEL_DISTANCE + 2.0]])
+    assert res.spawn_cells[0] == -1 and math.isnan(res.spawn_drop[0])
+
+
+# ---------------------------------------------------------------- progress and cancel
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_progress_is_told_in_order_and_an_exception_from_it_stops_the_work():
+    seen = []
+    res = reachability(pit_scene(), [[10.5, 6.5, 0.0]], progress=seen.append)
+    assert seen and seen == sorted(seen) and 0.0 <= seen[0] and seen[-1] <= 1.0
+    assert res.reachable_area > 0.0
+
+    def stop(fraction):
+        if fraction > 0.0:
+            raise _Stop
+
+    mesh = pit_scene()
+    with pytest.raises(_Stop):
+        reachability(mesh, [[10.5, 6.5, 0.0]], progress=stop)
+    # nothing half-built is kept with the mesh: the next call builds and answers in full
+    again = reachability(mesh, [[10.5, 6.5, 0.0]])
+    assert again.reachable_area == pytest.approx(res.reachable_area)
+
+
+# ---------------------------------------------------------------- the map built tile by tile
+
+
+@pytest.mark.parametrize("jump", [0.0, 1.0])
+def test_flood_built_tile_by_tile_gives_the_whole_maps_answer(monkeypatch, jump):
+    # issue 24 section 4: a big level is judged from the spawns outward; where both apply,
+    # the reachable floor, traps and moves are exactly the whole map's
+    import capsule_collision.core.checks.reachability as reach_mod
+    from capsule_collision.core.checks.audits import window
+    v, t = scenes.terrain(30, seed=1)
+    s = S.replace(jump_height=jump)
+    spawn = [[float(v[:, 0].mean()), float(v[:, 1].min()) + 2.0, 5.0]]
+    whole = reachability(TriangleMesh(v, t), spawn, s)
+    monkeypatch.setattr(reach_mod, "WINDOW_MIN_SPANS", 0)
+    monkeypatch.setattr(window, "TILE_CELLS", 8)  # several rounds of growth on a 7.5 m level
+    tiled = reachability(TriangleMesh(v, t), spawn, s)
+    np.testing.assert_array_equal(tiled.reachable_faces, whole.reachable_faces)
+    assert tiled.reachable_area == pytest.approx(whole.reachable_area, rel=1e-12)
+    assert [r.area for r in tiled.traps] == pytest.approx([r.area for r in whole.traps])
+    assert tiled.spawn_drop[0] == pytest.approx(whole.spawn_drop[0])
+
+
+def test_flood_built_tile_by_tile_stays_inside_a_walled_yard_of_a_huge_level(monkeypatch):
+    # the time follows the playable area: a walled yard inside a 420 x 490 m level builds a
+    # few tiles around the yard, not the level's
+    v, t, spawn = scenes.huge_bounds_level()
+    mesh = TriangleMesh(v, t)
+    res = reachability(mesh, [spawn + [0.0, 0.0, 0.5]])
+    assert res.spawn_cells[0] >= 0 and res.spawn_drop[0] == pytest.approx(0.5, abs=0.05)
+    assert 300.0 < res.reachable_area < 700.0
+    assert res.standable.face.size < 120_000  # the whole map would hold millions of spans
+    pts = res.cell_points[res.cell_class <= TRAP]
+    assert (pts[:, :2].min(0) > [199.0, 239.0]).all() and (pts[:, :2].max(0) < [227, 259]).all()
+
+
+# ---------------------------------------------------------------- islands and traps explained
+
+
+def _platform(height):
+    return TriangleMesh(*scenes.merge([scenes.grid(0, 12, 0, 8),
+                                       scenes.box((6, 2, 0), (10, 6, height))]))
+
+
+def test_island_behind_a_riser_says_riser_and_what_step_height_reaches_it():
+    res = reachability(_platform(0.41), [[2.0, 2.0, 0.0]])
+    (island,) = res.islands
+    assert island.visible
+    cause = island.causes[0]
+    assert (cause.kind, cause.limit) == ("riser", S.step_height)
+    assert cause.value == pytest.approx(0.41, abs=1e-6)
+    assert cause.text.startswith("riser 0.41 m > step height 0.35 m at (")
+    assert cause.point[2] == pytest.approx(0.41) and 6.0 <= cause.point[0] <= 10.0
+    assert res.what_if == ("with step height 0.41 m (now 0.35 m): 1 island has a way through",)
+    # the setting it names reaches it
+    assert not reachability(_platform(0.41), [[2.0, 2.0, 0.0]],
+                            S.replace(step_height=0.411)).islands
+
+
+def test_a_roof_is_an_island_nobody_sees_and_no_step_height_is_suggested():
+    res = reachability(_platform(3.0), [[2.0, 2.0, 0.0]])
+    (roof,) = res.islands
+    assert not roof.visible
+    assert roof.causes[0].kind == "riser" and roof.causes[0].value == pytest.approx(3.0)
+    assert res.what_if == ()
+
+
+def test_deck_across_a_wide_gap_says_gap_and_its_pit_says_drop():
+    res = reachability(gap_scene(2.3), [[2.5, 2.0, 3.0]])
+    (deck,) = res.islands
+    assert deck.visible
+    gap = deck.causes[0]
+    assert gap.kind == "gap" and gap.value == pytest.approx(2.3, abs=0.2)
+    assert gap.limit == pytest.approx(2 * S.radius) and gap.text.startswith("gap 2.")
+    (pit,) = res.traps
+    assert pit.causes[0].kind == "drop" and pit.causes[0].value == pytest.approx(3.0)
+
+
+def test_cause_is_exported_with_its_fields():
+    from capsule_collision.core.checks.reachability import Cause
+    assert Cause._fields == ("kind", "value", "limit", "point", "text")

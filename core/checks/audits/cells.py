@@ -203,10 +203,14 @@ def _small(grid, ed: _Edges, rows, ix0, iy0, wx, wy):
     return g, cx[r, p] * grid.ny + cy[r, p], height
 
 
-def rasterise(mesh, grid: CellGrid, triangles) -> Records:
+def rasterise(mesh, grid: CellGrid, triangles, clip=None) -> Records:
     """Records of ``triangles`` (T,) int64 at the cell centres their projection covers
     (vertical triangles cover none). Triangles whose box holds at most SMALL_BOX centres go
-    by box shape (broadcast), the others in chunks of RASTER_CHUNK candidate pairs."""
+    by box shape (broadcast), the others in chunks of RASTER_CHUNK candidate pairs.
+
+    clip : None, or (ix0, ix1, iy0, iy1) four (T,) int64 inclusive cell ranges: each entry
+    of ``triangles`` covers only the centres inside its range (a triangle may be listed once
+    per disjoint range: the standable map built tile by tile, core/checks/audits/window.py)."""
     tri = np.asarray(triangles, np.int64)
     V = mesh.vertices
     vx, vy, vh = V @ grid.e1 - grid.ox, V @ grid.e2 - grid.oy, V @ grid.up
@@ -221,12 +225,16 @@ def rasterise(mesh, grid: CellGrid, triangles) -> Records:
     nz = ax * by - ay * bx
     keep = np.flatnonzero(nz != 0.0)
     if keep.size < nz.size:  # vertical triangles cover no centre
+        clip = None if clip is None else [np.asarray(b)[keep] for b in clip]
         x, y, h = ([v[keep] for v in arr] for arr in (x, y, h))
         ax, ay, az, bx, by, bz, nz = (v[keep] for v in (ax, ay, az, bx, by, bz, nz))
     nrm = np.stack([ay * bz - az * by, az * bx - ax * bz, nz], 1)
     orient = np.where(nz > 0.0, 1.0, -1.0)
     ed = _edges(x, y, h, orient, nrm)
     box = _centre_boxes(x, y, grid.cell)
+    if clip is not None:
+        box = (np.maximum(box[0], clip[0]), np.minimum(box[1], clip[1]),
+               np.maximum(box[2], clip[2]), np.minimum(box[3], clip[3]))
     wx, wy = np.maximum(box[1] - box[0] + 1, 0), np.maximum(box[3] - box[2] + 1, 0)
     jobs = []  # independent parts, concatenated in this order whoever computes them
     small = (wx * wy <= SMALL_BOX) & (wx * wy > 0)

@@ -58,6 +58,11 @@ def build_spans(mesh, settings, grid, classes):
     spans (coincident duplicates merged, COINCIDENT_SPAN). Returns (Spans with ``inside``
     all False, the Records of every triangle for ``mark_inside``)."""
     rec = rasterise(mesh, grid, np.arange(mesh.n_triangles))
+    return spans_of(mesh, settings, grid, classes, rec), rec
+
+
+def spans_of(mesh, settings, grid, classes, rec: Records) -> Spans:
+    """The Spans (``inside`` all False) of the walkable up-facing records ``rec``."""
     walk = (classes[rec.triangle] == WALKABLE) & (rec.side > 0)
     face, cell, height = rec.triangle[walk], rec.cell[walk], rec.height[walk]
     order = np.argsort(cell, kind="stable")
@@ -73,7 +78,7 @@ def build_spans(mesh, settings, grid, classes):
     x, y = grid.centre_xy(cell)
     foot = grid.to_world(x, y, height)
     return Spans(face, cell, foot, height, np.zeros(face.size, bool),
-                 up_normals(mesh, face, settings.up_vector)), rec
+                 up_normals(mesh, face, settings.up_vector))
 
 
 def mark_inside(sp: Spans, rec: Records, rows) -> None:
@@ -129,6 +134,31 @@ def blocking(mesh, settings, a, classes, floor_supports=True) -> Blocking:
     worst[q[first]] = depth[first]
     blocker[q[first]] = tri[first]
     return Blocking(blocker >= 0, worst, blocker, q, depth, normal)
+
+
+def squeezed(mesh, settings, a, classes, blk: Blocking) -> np.ndarray:
+    """(K,) metres the capsules of lower-sphere centres ``a`` (K, 3), resting ``skin_width``
+    off their floor and blocked (``blk``) only by ceilings less than ``skin_width`` deep
+    (contacts pushing down), are lowered into their skin to fit (0: not so): the
+    controller walks under a ceiling its capsule clears, touching being no contact, though
+    its skin does not (issue 24: a 1.81 m ceiling over a 1.8 m character)."""
+    s = settings
+    u = s.up_vector
+    k = a.shape[0]
+    out = np.zeros(k)
+    down = blk.contact_normal @ u < -SUPPORT_MIN_COS
+    other = np.zeros(k, bool)
+    other[blk.query[~down]] = True
+    lower = np.zeros(k)  # lowering by depth / cos clears a contact whose normal is tilted
+    np.maximum.at(lower, blk.query[down],
+                  blk.contact_depth[down] / -(blk.contact_normal[down] @ u))
+    cand = np.flatnonzero(blk.blocked & ~other & (lower + PUSH_SLOP < s.skin_width))
+    if cand.size:
+        drop = lower[cand] + PUSH_SLOP
+        again = blocking(mesh, s, a[cand] - np.outer(drop, u), classes)
+        ok = ~again.blocked
+        out[cand[ok]] = drop[ok]
+    return out
 
 
 def sweep_chunks(mesh, a, b, radius, disp):

@@ -55,6 +55,7 @@ from .common import (
 )
 from .screen import ground_screen, open_at
 from .spans import (
+    Blocking,
     Spans,
     blocking,
     build_spans,
@@ -62,6 +63,7 @@ from .spans import (
     push_out,
     rest_at,
     resting_centres,
+    squeezed,
 )
 
 FREE, COVERED, CRAMPED, INSIDE = 0, 1, 2, 3
@@ -138,20 +140,27 @@ def exact_model(settings):
     return settings if settings.exact else settings.replace(model="exact")
 
 
-def standable_map(mesh, settings=None) -> StandableMap:
+def standable_map(mesh, settings=None, progress=None) -> StandableMap:
     """The standable map of ``mesh`` for the character of ``settings`` (module docstring),
     judged by the exact model (``exact_model``); kept with the mesh: a second call with equal
-    settings returns the same map."""
+    settings returns the same map. progress : None or callable(fraction in [0, 1]) called
+    between the stages of a build; an exception it raises stops the build (nothing kept)."""
     s = exact_model(settings_or_default(settings))
     cached = _CACHE.get(mesh)
     if cached is not None and cached[0] == s:
         return cached[1]
-    result = _build(mesh, s)
+    result = _build(mesh, s, progress or (lambda _f: None))
     _CACHE[mesh] = (s, result)
     return result
 
 
-class _Free(NamedTuple):
+def has_map(mesh, settings) -> bool:
+    """True when the map of ``mesh`` for ``settings`` is built and kept."""
+    cached = _CACHE.get(mesh)
+    return cached is not None and cached[0] == exact_model(settings_or_default(settings))
+
+
+class Free(NamedTuple):
     """Per span: screened, free (at the centre or pushed), stand (N, 3), centre (N, 3),
     depth, blocker."""
 
@@ -163,16 +172,18 @@ class _Free(NamedTuple):
     blocker: np.ndarray
 
 
-def _free_spans(mesh, s, sp: Spans, rec, classes, cell) -> _Free:
+def free_spans(mesh, s, sp: Spans, rec, classes, cell, screen=None) -> Free:
     """Which spans the capsule fits on: the screen, the inside test for the rest (sets
     ``sp.inside``; a screened span is outside every solid: nothing walkable or up-facing is
     above it), one batched contact query (the floor rest at the cell centre), the raised
-    rest and the push-out of the blocked ones (core/checks/audits/spans.py)."""
+    rest and the push-out of the blocked ones (core/checks/audits/spans.py). screen : the
+    mesh's ``ground_screen`` when already built (None: built here)."""
     n = sp.face.size
     a = resting_centres(s, sp.foot, sp.normal)
     screened = np.zeros(n, bool)
     if n:
-        screened = open_at(ground_screen(mesh, s, classes), s, a, sp.foot)
+        screen = ground_screen(mesh, s, classes) if screen is None else screen
+        screened = open_at(screen, s, a, sp.foot)
     mark_inside(sp, rec, np.flatnonzero(~screened))
     free = screened.copy()
     stand = np.where(screened[:, None], sp.foot, np.nan)
@@ -182,6 +193,10 @@ def _free_spans(mesh, s, sp: Spans, rec, classes, cell) -> _Free:
     test = np.flatnonzero(~screened & ~sp.inside)
     blk = blocking(mesh, s, a[test], classes)
     depth[test], blocker[test] = blk.depth, blk.blocker
+    low = squeezed(mesh, s, a[test], classes, blk)
+    if low.any():  # fits lowered into its skin under a ceiling: free there
+        blk = Blocking(blk.blocked & (low == 0.0), *blk[1:])
+        depth[test[low > 0.0]], blocker[test[low > 0.0]] = 0.0, -1
     rest = rest_at(mesh, s, classes, sp.foot[test], sp.normal[test], blk)
     pushed, pushed_c = push_out(mesh, s, classes, sp.foot[test], sp.normal[test], blk, rest,
                                 cell)
@@ -193,7 +208,10 @@ def _free_spans(mesh, s, sp: Spans, rec, classes, cell) -> _Free:
     centre[test] = np.where(ok[:, None], pushed_c,
                             np.where(rested[:, None], rest.centre, np.nan))
     free[test] = rested | ok
-    return _Free(screened, free, stand, centre, depth, blocker)
+    lowered = (low > 0.0) & rested & ~rest.raised
+    sq = test[lowered]
+    centre[sq] = a[sq] - np.outer(low[lowered], s.up_vector)
+    return Free(screened, free, stand, centre, depth, blocker)
 
 
 def sealed_gap(settings) -> float:
@@ -296,11 +314,13 @@ def _regions(cols: Columns, sp: Spans, cramped, weight, settings):
     return region, area, sp.foot[idx][first]
 
 
-def _face_areas(mesh, sp: Spans, state, cols: Columns, settings, classes):
+def face_areas(mesh, sp: Spans, state, cols: Columns, settings, classes, count=None):
     """Per span weight (N,), and per triangle (T,) standable, cramped and buried area, the
-    state and span of faces crossing no cell centre (their centroid's span)."""
+    state and span of faces crossing no cell centre (their centroid's span). count : (T,)
+    spans per face (None: counted in ``sp``; a partial map passes its estimate; a face of
+    count 0 crossing no centre)."""
     t = mesh.n_triangles
-    count = np.bincount(sp.face, minlength=t)
+    count = np.bincount(sp.face, minlength=t) if count is None else count
     weight = mesh.areas[sp.face] / np.maximum(count[sp.face], 1)
     face_state = np.full(t, -1, np.int8)
     face_span = np.full(t, -1, np.int64)
@@ -333,15 +353,16 @@ def _clearance(mesh, settings, foot):
     return t + PROBE_LIFT, tri
 
 
-def _covered(mesh, s, cols: Columns, sp: Spans, fr: _Free, targets):
+def covered_spans(mesh, s, cols: Columns, sp: Spans, stand, free, targets):
     """(covered (T,) bool, sealed (T,) bool) of the CRAMPED spans ``targets``: covered when a
-    FREE span's body stands over them (``cover_min``) and nothing lies between their floor
-    and that body's foot (the lowest covering foot counts; a ray up from the target's floor
-    must reach its height): a body standing on a slab 0.3-0.6 m over the floor (within
-    ``step_height``) is not over the floor under the slab (tests/core/test_standable_stacked.py).
+    FREE span's body (``stand`` (N, 3), ``free`` (N,) bool) stands over them (``cover_min``)
+    and nothing lies between their floor and that body's foot (the lowest covering foot
+    counts; a ray up from the target's floor must reach its height): a body standing on a
+    slab 0.3-0.6 m over the floor (within ``step_height``) is not over the floor under the
+    slab (tests/core/test_standable_stacked.py).
     Sealed: not covered for something over the floor lower than ``sealed_gap``."""
     up = s.up_vector
-    lowest = cover_min(cols, fr.stand, fr.free, targets, np.nan_to_num(fr.stand) @ up, s)
+    lowest = cover_min(cols, stand, free, targets, np.nan_to_num(stand) @ up, s)
     ok = np.isfinite(lowest)
     sealed = np.zeros(targets.size, bool)
     rise = np.where(ok, lowest - sp.height[targets], 0.0)
@@ -353,19 +374,21 @@ def _covered(mesh, s, cols: Columns, sp: Spans, fr: _Free, targets):
     return ok, sealed
 
 
-def _build(mesh, s) -> StandableMap:
+def _build(mesh, s, progress) -> StandableMap:
     classes = face_classes(mesh, s)
     c = STANDABLE_CELL_FRACTION * s.radius
     grid = cell_grid(mesh, s.up_vector, c)
     sp, rec = build_spans(mesh, s, grid, classes)
+    progress(0.3)
     cols = columns(grid, sp.cell, sp.height)
-    fr = _free_spans(mesh, s, sp, rec, classes, c)
+    fr = free_spans(mesh, s, sp, rec, classes, c)
+    progress(0.9)
     state = np.where(sp.inside, INSIDE, np.where(fr.free, FREE, CRAMPED)).astype(np.int8)
     targets = np.flatnonzero(state == CRAMPED)
-    covered, sealed = _covered(mesh, s, cols, sp, fr, targets)
+    covered, sealed = covered_spans(mesh, s, cols, sp, fr.stand, fr.free, targets)
     state[targets[covered]] = COVERED
     state[targets[sealed]] = INSIDE
-    weight, face_state, face_span, areas = _face_areas(mesh, sp, state, cols, s, classes)
+    weight, face_state, face_span, areas = face_areas(mesh, sp, state, cols, s, classes)
     cramped = state == CRAMPED
     region, region_area, region_point = _regions(cols, sp, cramped, weight, s)
     clearance = np.full(sp.face.size, np.nan)

@@ -1,0 +1,275 @@
+"""Islands and traps explained: what stops the way in or out, and can a player see them.
+
+Causes (``regions_causes``): at the border of an island (or a trap), each of its free nodes
+looks along the four grid directions, up to BORDER_CELLS columns, for the nearest node of
+the floor the spawns reach (for a trap: floor that can get back). The pair did not link, and
+why is read off the map between them:
+
+- the island stands more than ``step_height`` above that floor (for a trap: the floor out
+  stands that much above it): a *riser* (value: the rise);
+- the trap's floor out is lower by more than ``step_height`` (for an island: it stands
+  lower than the reached floor, a *drop* the character cannot climb back);
+- a column between holds cramped floor whose clearance is less than ``height``: a *ceiling*
+  (value: the clearance);
+- a column between holds no floor within ``step_height``: a ray down there meets a steep
+  face: a *slope* (value: its angle, degrees); else a *gap* (value: the distance between the
+  two floors' edges, metres; limit: how far the character crosses, running off or jumping).
+
+Per region the causes are grouped by kind, most frequent first; each kind's value is the
+least found (the setting that would open the way at its easiest point), with its point.
+
+Visibility (``region_visible``): a line of sight from the eye (EYE_FRACTION x height above a
+reached foot point) of up to EYES reached nodes (the nearest to the region first) to up to
+TARGETS points of the region, just above its floor (batched rays): a roof above the eye, the
+outside of a sealed level or a wall top is not visible.
+
+Frame and units: world space, metres, degrees; ``settings.up`` is up.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from ..constants import STEP_RISE_TOL
+from .audits.cells import shifted
+from .audits.common import raycast_chunks
+from .audits.standable import CRAMPED, FREE
+from .reach_links import DIRECTIONS, reach_cells
+from .walkability import STEEP
+
+BORDER_CELLS_EXTRA = 16  # columns searched beyond reach_cells for the floor across a gap
+EYE_FRACTION = 0.9  # of the character's height: where it looks from
+EYES = 16  # reached foot points looked from, per region (half the nearest, half spread)
+TARGETS = 8  # points of a region looked at
+TARGET_LIFT = 0.01  # metres above the floor a target point is looked at
+WHAT_IF_STEP = 1.5  # a step height up to this many times the setting is worth suggesting
+CAUSE_KINDS = ("riser", "gap", "ceiling", "slope", "drop")
+
+
+class Cause(NamedTuple):
+    """Why a region is cut off: kind one of CAUSE_KINDS; value (metres, degrees for a slope)
+    and limit (the setting it exceeds, same unit); point (3,) where, metres; text the
+    designer reads ("riser 0.41 m > step height 0.35 m at (x, y, z)")."""
+
+    kind: str
+    value: float
+    limit: float
+    point: np.ndarray
+    text: str
+
+
+def _text(kind, value, limit, point) -> str:
+    at = f"at ({point[0]:.2f}, {point[1]:.2f}, {point[2]:.2f})"
+    if kind == "riser":
+        return f"riser {value:.2f} m > step height {limit:.2f} m {at}"
+    if kind == "drop":
+        return f"drop {value:.2f} m > step height {limit:.2f} m (no way back up) {at}"
+    if kind == "ceiling":
+        return f"ceiling {value:.2f} m < height {limit:.2f} m {at}"
+    if kind == "slope":
+        return f"slope {value:.0f} deg > {limit:.0f} deg {at}"
+    return f"gap {value:.2f} m > jump reach {limit:.2f} m {at}"
+
+
+def cross_reach(settings) -> float:
+    """Metres a character crosses between two floors at one height: its stride over a gap
+    (its diameter) plus, with jumps, the jump's flight at ``speed``."""
+    s = settings
+    v0 = math.sqrt(2.0 * s.gravity * s.jump_height)
+    return 2.0 * s.radius + s.speed * 2.0 * v0 / max(s.gravity, 1e-12)
+
+
+def _border_pairs(smap, h, inner, outer, settings):
+    """(i, o, k): nodes ``inner`` (I,) and the nearest node where ``outer`` (N,) holds along
+    a grid direction, k columns away (k >= 1): within ``step_height`` of the inner node's
+    height where there is one (across a gap, a ceiling, a slope), else at any height (a
+    riser, a drop)."""
+    s = settings
+    i, o, k = _pairs_within(smap, h, inner, outer, s, s.step_height)
+    rest = np.setdiff1d(inner, i)
+    if rest.size:
+        i2, o2, k2 = _pairs_within(smap, h, rest, outer, s, np.inf)
+        i, o, k = np.concatenate([i, i2]), np.concatenate([o, o2]), np.concatenate([k, k2])
+    return i, o, k
+
+
+def _pairs_within(smap, h, inner, outer, settings, band):
+    """``_border_pairs`` with the outer node's height within ``band`` of the inner's."""
+    free = smap.state == FREE
+    theirs, mine_mask = free & outer, free & ~outer
+    kk = reach_cells(settings, smap.grid.cell) + BORDER_CELLS_EXTRA
+    out_i, out_o, out_k = [], [], []
+    for dx, dy in DIRECTIONS:
+        rows = inner
+        for k in range(1, kk + 1):
+            col = shifted(smap.grid, smap.cell[rows], k * dx, k * dy)
+            j = smap.columns.lookup(col, h[rows], -band, band, theirs, h)
+            hit = j >= 0
+            out_i.append(rows[hit])
+            out_o.append(j[hit])
+            out_k.append(np.full(int(hit.sum()), k))
+            # a free node of the inner side in between ends the search that way
+            mine = smap.columns.lookup(col, h[rows], -settings.step_height,
+                                       settings.step_height, mine_mask, h) >= 0
+            rows = rows[~hit & ~mine]
+            if not rows.size:
+                break
+    return np.concatenate(out_i), np.concatenate(out_o), np.concatenate(out_k)
+
+
+def _between(mesh, smap, h, i, o, k, settings, classes):
+    """Per pair: (kind code 0..4 as CAUSE_KINDS, value, limit, point (P, 3))."""
+    s = settings
+    u = s.up_vector
+    n = i.size
+    kind = np.full(n, 1, np.int64)  # gap
+    pi, po = smap.stand[i], smap.stand[o]
+    dist = np.linalg.norm((pi - po) - np.outer((pi - po) @ u, u), axis=1)
+    value = np.maximum(dist - smap.grid.cell, 0.0)
+    limit = np.full(n, cross_reach(s))
+    point = 0.5 * (pi + po)
+    dh = h[i] - h[o]  # the region's floor above the outer floor
+    riser = dh > s.step_height + STEP_RISE_TOL
+    drop = dh < -(s.step_height + STEP_RISE_TOL)
+    kind[riser], value[riser], limit[riser] = 0, dh[riser], s.step_height
+    kind[drop], value[drop], limit[drop] = 4, -dh[drop], s.step_height
+    flat = np.flatnonzero(~riser & ~drop)
+    if flat.size:  # a ceiling, a slope or a gap between two floors within a step
+        mid = 0.5 * (smap.stand[i[flat]] + smap.stand[o[flat]])
+        col = smap.grid.cell_of(mid)
+        c = smap.columns.lookup(col, mid @ u, -s.step_height, s.step_height,
+                                smap.state == CRAMPED)
+        low = (c >= 0) & (np.nan_to_num(smap.clearance[np.maximum(c, 0)], nan=np.inf)
+                          < s.height)
+        rows = flat[low]
+        kind[rows], limit[rows] = 2, s.height
+        value[rows] = smap.clearance[c[low]]
+        rest = flat[~low & (k[flat] > 1)]
+        if rest.size:
+            m2 = 0.5 * (smap.stand[i[rest]] + smap.stand[o[rest]]) + u * s.step_height
+            t, tri = raycast_chunks(mesh, m2, np.tile(-u, (rest.size, 1)), 2.0 * s.height)
+            steep = (tri >= 0) & (classes[np.maximum(tri, 0)] == STEEP)
+            nrm = mesh.normals[np.maximum(tri, 0)]
+            ang = np.degrees(np.arccos(np.clip(np.abs(nrm @ u), -1.0, 1.0)))
+            rows = rest[steep]
+            kind[rows], value[rows], limit[rows] = 3, ang[steep], s.max_slope_deg
+    return kind, value, limit, np.where(riser[:, None] | drop[:, None], pi, point)
+
+
+def _border(smap, h, label, inner, settings) -> np.ndarray:
+    """The nodes of ``inner`` (I,) with a grid neighbour that is not a node of the same
+    region (``label`` (N,) region of each node, -1 none) within ``step_height``: the border,
+    where a move failed."""
+    edge = np.zeros(inner.size, bool)
+    for dx, dy in DIRECTIONS:
+        col = shifted(smap.grid, smap.cell[inner], dx, dy)
+        j = smap.columns.lookup(col, h[inner], -settings.step_height, settings.step_height,
+                                label >= 0, h)
+        edge |= (j < 0) | (label[np.maximum(j, 0)] != label[inner])
+    return inner[edge]
+
+
+def _grouped(kind, value, limit, point) -> tuple:
+    """One Cause per kind found, most frequent first; each kind's least value (a ceiling's
+    greatest clearance), with its point."""
+    counts = np.bincount(kind, minlength=len(CAUSE_KINDS))
+    out = []
+    for code in np.argsort(-counts, kind="stable"):
+        if not counts[code]:
+            break
+        rows = np.flatnonzero(kind == code)
+        best = rows[np.argmin(value[rows])] if code != 2 else rows[np.argmax(value[rows])]
+        name = CAUSE_KINDS[code]
+        p = point[best]
+        out.append(Cause(name, float(value[best]), float(limit[best]), p,
+                         _text(name, float(value[best]), float(limit[best]), p)))
+    return tuple(out)
+
+
+def regions_causes(mesh, smap, h, members, outer, settings) -> list:
+    """Causes of each region of ``members`` (list of (M,) node arrays), ``outer`` (N,) bool
+    the nodes across their borders (reached floor), in one batch; each a tuple grouped by
+    kind, most frequent first (module docstring)."""
+    label = np.full(smap.face.size, -1, np.int64)
+    for r, m in enumerate(members):
+        label[m[smap.state[m] == FREE]] = r
+    inner = np.flatnonzero(label >= 0)
+    out: list = [()] * len(members)
+    if not inner.size:
+        return out
+    i, o, k = _border_pairs(smap, h, _border(smap, h, label, inner, settings), outer, settings)
+    if not i.size:
+        return out
+    kind, value, limit, point = _between(mesh, smap, h, i, o, k, settings, smap.classes)
+    reg = label[i]
+    for r in np.unique(reg):
+        rows = reg == r
+        out[r] = _grouped(kind[rows], value[rows], limit[rows], point[rows])
+    return out
+
+
+def region_visible(mesh, smap, members, eyes_from, settings, seed=0) -> bool:
+    """True when a standing character at one of the reached free nodes ``eyes_from`` (E,)
+    sees a point of the region ``members`` (M,) (module docstring)."""
+    s = settings
+    u = s.up_vector
+    inner = members[smap.state[members] == FREE]
+    if not inner.size or not eyes_from.size:
+        return False
+    rng = np.random.default_rng(seed)
+    tgt = smap.stand[inner if inner.size <= TARGETS else rng.choice(inner, TARGETS, False)]
+    tgt = tgt + u * TARGET_LIFT
+    mid = tgt.mean(0)
+    d = ((smap.stand[eyes_from] - mid) ** 2).sum(1)
+    near = eyes_from[np.argsort(d)[:EYES // 2]]
+    far = eyes_from if eyes_from.size <= EYES // 2 else rng.choice(eyes_from, EYES // 2, False)
+    eyes = smap.stand[np.unique(np.concatenate([near, far]))] + u * (EYE_FRACTION * s.height)
+    a = np.repeat(eyes, tgt.shape[0], axis=0)
+    b = np.tile(tgt, (eyes.shape[0], 1))
+    ray = b - a
+    length = np.linalg.norm(ray, axis=1)
+    ok = length > 1e-9
+    t, _tri = raycast_chunks(mesh, a[ok], ray[ok] / length[ok, None], length[ok])
+    return bool((~np.isfinite(t)).any())
+
+
+def what_if(islands, traps, settings) -> tuple:
+    """Short sentences when one setting opens the way into most regions: the least riser
+    (step height) or ceiling (height) of each region, and how many regions it opens."""
+    s = settings
+    regions = list(islands) + list(traps)
+    if not regions:
+        return ()
+    out = []
+    for kind, name, now in (("riser", "step height", s.step_height),
+                            ("ceiling", "height", s.height)):
+        need = [c.value for r in regions for c in r.causes[:1] if c.kind == kind]
+        if not need or len(need) * 2 < len(regions):
+            continue
+        if kind == "riser":  # a plausible change of the setting only (a roof is no step)
+            need = [v for v in need if v <= WHAT_IF_STEP * s.step_height]
+        if not need:
+            continue
+        if kind == "riser":
+            value = math.ceil(max(need) * 100.0) / 100.0
+        else:
+            value = math.floor(min(need) * 100.0) / 100.0
+        def opened(r, kind=kind, value=value):
+            c = r.causes[0] if r.causes else None
+            return c is not None and c.kind == kind and (
+                c.value <= value if kind == "riser" else c.value >= value)
+
+        n_i = sum(1 for r in islands if opened(r))
+        n_t = sum(1 for r in traps if opened(r))
+        parts = []
+        if n_i:
+            parts.append(f"{n_i} island{'s' if n_i > 1 else ''}")
+        if n_t:
+            parts.append(f"{n_t} trap{'s' if n_t > 1 else ''}")
+        verb = "has" if n_i + n_t == 1 else "have"
+        out.append(f"with {name} {value:.2f} m (now {now:.2f} m): {' and '.join(parts)} "
+                   f"{verb} a way through")
+    return tuple(out)
