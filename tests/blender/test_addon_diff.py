@@ -238,7 +238,8 @@ def test_cli_reads_render_and_collision_by_engine_naming(tmp_path, scene, bpy_mo
     block = level["collision_diff"]
     assert block["render"] == "naming" and block["counts"]["invisible_wall"] == 1
     (f,) = [f for f in level["findings"] if f["check"] == "collision_diff"]
-    assert f["name"].startswith("Floor face ")  # the render floor, named by its object
+    assert f["name"].startswith("invisible_wall at (")  # its place, never a face index
+    assert "[render: Floor face" in f["message"]  # the render floor, named by its object
     assert {x["object"] for x in f["faces"]} == {"UCX_Crate"}
 
 
