@@ -48,6 +48,7 @@ from .targets import (
     reach_summary,
     region_findings,
     run_reachability,
+    spawn_findings,
     target_findings,
     target_rows,
 )
@@ -257,13 +258,22 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
     """Every finding of the level as (Finding, triangles, bracket, value): the expectations
     that did not hold (capsules, walks, frame rates, targets), the audits' problems, where the
     character cannot go (islands, traps) and the level's own warnings."""
+    def name_of(t):
+        n = names.name(t)
+        if n["object"] is None:
+            return f"triangle {t}"
+        return n["object"] + ("" if n["face"] is None else f" face {n['face']}")
+
     out = []
     for finding in res.findings:
         tris: list = []
         value = None
         if finding.check == "capsule":
             for check, verdict in zip(res.capsules, res.capsule_verdicts):
-                if check.name == finding.name:
+                if check.name == finding.name and verdict.solid >= 0:  # name the solid
+                    finding = capsule_finding(check, verdict, name_of(verdict.solid))
+                    tris, value = [verdict.solid], verdict.deepest
+                elif check.name == finding.name:
                     tris = verdict.triangles[:TRIANGLES_LISTED].tolist()
                     value = verdict.deepest
         elif finding.check == "walk":
@@ -273,12 +283,6 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
                     value = next((e.value for e in rep.events if e.kind != "reached_goal"),
                                  None)
         out.append((finding, tris, True, value))
-
-    def name_of(t):
-        n = names.name(t)
-        if n["object"] is None:
-            return f"triangle {t}"
-        return n["object"] + ("" if n["face"] is None else f" face {n['face']}")
 
     for kind, attr in zip(AUDIT_KINDS, ("stand", "stairs", "headroom", "ledges")):
         result = getattr(res, attr)
@@ -291,6 +295,9 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
             out.append((finding, [] if row is None else [int(problems.faces[row])], False,
                         None if row is None else problems.value[row]))
     if res.reach is not None:
+        solids = res.reach.buried[res.reach.buried >= 0]  # one finding per buried spawn
+        out.extend((f, [int(t)], True, None) for f, t in zip(
+            spawn_findings(res.spawns, res.reach.buried, name_of), solids, strict=True))
         for finding in region_findings(res.reach.result, name_of):
             out.append((finding, [], False, None))
     out.extend((f, [], False, None) for f in level_findings(res.warnings, res.has_checks))
