@@ -81,13 +81,14 @@ def _message(kind, where, value, got, settings) -> str:
 
 
 def audit_findings(kind: str, result, name_of, settings=None,
-                   limit: int = AUDIT_FINDINGS_LISTED) -> tuple[list, list]:
+                   limit: int | None = AUDIT_FINDINGS_LISTED) -> tuple[list, list]:
     """Findings of audit ``kind`` (AUDIT_KINDS) for its ``result``, worst first.
 
     name_of : callable(triangle) -> str naming a triangle ("Stairs 45cm face 6"), the
     finding's name and identity across runs: one finding per name, the worst row (the
     triangles of one face share its name; ledge runs add their position, several runs lie on
-    one face). At most ``limit`` findings, then one named "<kind>: more" counting the rest.
+    one face). At most ``limit`` findings (None: every one, as the report keeps them for the
+    baseline), then one named "<kind>: more" counting the rest.
     Returns (findings, the problem row of each listed finding)."""
     problems = worst_first(kind, result)
     out: list[Finding] = []
@@ -102,7 +103,7 @@ def audit_findings(kind: str, result, name_of, settings=None,
         if name in seen:
             continue
         seen.add(name)
-        if len(out) == limit:
+        if limit is not None and len(out) == limit:
             rest += 1
             continue
         got = problems.got[k]

@@ -289,7 +289,8 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
         if result is None:
             continue
         problems = worst_first(kind, result)
-        findings, rows = audit_findings(kind, result, name_of, res.settings)
+        # every finding, not the listed ones: the report is the next run's baseline
+        findings, rows = audit_findings(kind, result, name_of, res.settings, limit=None)
         for k, finding in enumerate(findings):
             row = rows[k] if k < len(rows) else None
             out.append((finding, [] if row is None else [int(problems.faces[row])], False,
@@ -388,13 +389,15 @@ def combine_levels(levels, fail_on: str = ERROR) -> dict:
 
 def mark_baseline(document: dict, baseline: dict, baseline_file: str | None = None) -> dict:
     """Flag each finding of ``document`` ``new`` when ``baseline`` (a previous document) has
-    no finding with the same ``finding_key``; ``summary.ok`` then means no new finding fails
-    the gate (the document's ``summary.fail_on``)."""
+    no finding with the same ``finding_key`` (every finding of both: the report lists all),
+    and list each level's new findings first (stable); ``summary.ok`` then means no new
+    finding fails the gate (the document's ``summary.fail_on``)."""
     if not isinstance(baseline, dict) or baseline.get("format") != REPORT_FORMAT:
         raise ValueError(f"baseline {baseline_file or ''}: not a {REPORT_FORMAT} report".strip())
     known = {finding_key(lv, f) for lv in baseline.get("levels", []) for f in lv["findings"]}
     for lv in document["levels"]:
         for f in lv["findings"]:
             f["new"] = finding_key(lv, f) not in known
+        lv["findings"] = sorted(lv["findings"], key=lambda f: not f["new"])  # new first
     document["baseline"] = {"file": baseline_file, "known_findings": len(known)}
     return _summarise(document, document["summary"].get("fail_on", ERROR))

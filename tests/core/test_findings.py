@@ -40,6 +40,10 @@ def test_beyond_the_limit_one_finding_counts_the_rest():
     findings, rows = audit_findings("stand", stand, lambda t: f"Floor face {t}", limit=2)
     assert [f.name for f in findings] == ["Floor face 0", "Floor face 1", "stand: more"]
     assert rows == [0, 1] and "3 more stand problem(s)" in findings[-1].message
+    # the report asks for every one (limit None): the baseline compares them all
+    every, rows = audit_findings("stand", stand, lambda t: f"Floor face {t}", limit=None)
+    assert [f.name for f in every] == [f"Floor face {k}" for k in range(5)] and rows == [
+        0, 1, 2, 3, 4]
 
 
 def test_one_finding_per_face_its_worst_row():

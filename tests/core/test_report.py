@@ -134,8 +134,9 @@ def test_baseline_flags_only_new_findings(report):
     fewer["levels"][0]["findings"].pop(1)  # the walk
     marked = mark_baseline(json.loads(json.dumps(combine_levels([report]))), fewer)
     assert marked["summary"]["new_findings"] == 1 and not marked["summary"]["ok"]
-    assert [f["new"] for f in marked["levels"][0]["findings"]] == [False, True] + [False] * (
-        n - 2)
+    # the new one listed first, the rest in their order
+    assert [f["new"] for f in marked["levels"][0]["findings"]] == [True] + [False] * (n - 1)
+    assert marked["levels"][0]["findings"][0]["check"] == "walk"
     fewer["levels"][0]["findings"].pop()  # a ledge (an info): new, but no gate fails on it
     marked = mark_baseline(json.loads(json.dumps(combine_levels([report]))), fewer)
     assert marked["summary"]["new_findings"] == 2 and marked["summary"]["failing"] == 1
