@@ -82,8 +82,8 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--baseline", help="a previous report.json: fail only on findings new "
                                       "since it")
     p.add_argument("--root", help="the folder level keys are relative to (a finding's "
-                                  "identity for --baseline; default: the levels' common "
-                                  "folder)")
+                                  "identity for --baseline; default: the git top level of "
+                                  "the levels' common folder, else that folder)")
     p.add_argument("--save-blend", action="store_true",
                    help="also save the level annotated by the extension's operators (face "
                         "attributes, traces, markers) as <level>.levelcheck.blend")
@@ -136,6 +136,25 @@ def load_baseline(path):
     return doc
 
 
+def baseline_fits(baseline: dict, root, keys, path):
+    """UsageError unless ``baseline`` (a report document) was made over the same ``root``
+    and holds at least one of the run's level ``keys``: a finding must never be matched
+    against another level's that happens to share its key."""
+    theirs = (baseline.get("run") or {}).get("root")
+    if theirs != root:
+        said = "records no root (made by an older levelcheck: make it again)" if (
+            theirs is None and root is not None) else f"has root {theirs}"
+        raise UsageError(f"--baseline {path}: {said}, but this run's level keys are relative "
+                         f"to {root}; make the baseline with the same --root")
+    known = {lv.get("key") for lv in baseline.get("levels", [])}
+    if keys and not known.intersection(keys):
+        raise UsageError(f"--baseline {path}: none of this run's levels ({', '.join(keys[:3])}"
+                         f"{', ...' if len(keys) > 3 else ''}) is in it (its levels: "
+                         f"{', '.join(sorted(k for k in known if k)[:3]) or 'none'}); a "
+                         "baseline of other levels would pass every finding as new or known "
+                         "by chance")
+
+
 def _options(args):
     if args.jobs < 1:
         raise UsageError(f"--jobs: must be >= 1, got {args.jobs}")
@@ -155,7 +174,7 @@ def _options(args):
 def build_job(args) -> Job:
     """Every input checked; UsageError for the first problem."""
     checks, min_depth, rates, overrides = _options(args)
-    levels = levels_module.gather(args)
+    levels, root = levels_module.gather(args)
     for lv in levels:
         fields = resolve_settings(ControllerSettings().to_dict(), args.preset or lv.spec.preset,
                                   lv.spec.settings, overrides)
@@ -165,13 +184,15 @@ def build_job(args) -> Job:
             raise UsageError(f"settings for {lv.display}: {exc}") from None
     shard = parse_shard(args.shard) if args.shard else None
     many = len(levels) > 1
-    run = {"shard": list(shard) if shard else None, "levels": len(levels),
+    run = {"shard": list(shard) if shard else None, "levels": len(levels), "root": root,
            "fingerprint": fingerprint([lv.key for lv in levels], checks, overrides,
                                       args.preset, args.collection, args.naming, rates,
                                       min_depth, args.up, args.forward, args.fail_on)}
     if shard:
         levels = [lv for lv in levels if lv.index % shard[1] == shard[0] - 1]
     baseline = load_baseline(args.baseline) if args.baseline else None
+    if baseline is not None:
+        baseline_fits(baseline, root, [lv.key for lv in levels], args.baseline)
     return Job(levels, args.out, overrides, args.preset, args.collection, args.naming, checks,
                rates, min_depth, args.fail_on, args.save_blend, not args.no_png, args.insets,
                args.quiet, shard, many, run, baseline, args.baseline)

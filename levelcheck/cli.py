@@ -42,7 +42,7 @@ import tempfile
 
 from ..core.checks.report import combine_levels, mark_baseline
 from . import console
-from .arguments import build_job, load_baseline, parser
+from .arguments import baseline_fits, build_job, load_baseline, parser
 from .levels import UsageError
 from .merge import merge
 from .outputs import OutputError, probe, remove_if_empty, write_outputs
@@ -78,6 +78,8 @@ def _merge(args):
         raise UsageError("--merge takes shard output folders, not levels")
     baseline = load_baseline(args.baseline) if args.baseline else None
     reports, pictures, run = merge(args.merge)
+    if baseline is not None:
+        baseline_fits(baseline, run.get("root"), [lv["key"] for lv in reports], args.baseline)
     probe(args.out)
     document = combine_levels(reports, args.fail_on)
     document["run"] = run
