@@ -23,6 +23,36 @@ PINS = {line.strip() for line in (ROOT / "requirements.txt").read_text().splitli
         if line.startswith(("bpy==", "numpy=="))}
 
 
+# The system libraries bpy's shared objects need (ldd on .venv's bpy/*.so and bpy/lib/*.so:
+# everything not bundled in bpy/lib and not in python:3.11-slim) and their Debian packages.
+SYSTEM_LIBS = {"libX11.so.6": "libx11-6", "libXext.so.6": "libxext6", "libXt.so.6": "libxt6",
+               "libSM.so.6": "libsm6", "libICE.so.6": "libice6", "libGL.so.1": "libgl1",
+               "libOpenGL.so.0": "libopengl0", "libvulkan.so.1": "libvulkan1"}
+
+
+def test_the_system_libraries_listed_are_the_ones_bpy_loads():
+    """ldd on bpy's shared objects: every library that resolves outside bpy and the Python
+    image's own libraries (libc, libstdc++, libm, ...) or what the packages of SYSTEM_LIBS
+    pull in (libGLX, libxcb, ...) is one of SYSTEM_LIBS."""
+    import bpy  # noqa: PLC0415
+
+    folder = pathlib.Path(bpy.__file__).parent
+    needed = set()
+    for so in list(folder.glob("*.so")) + list(folder.glob("lib/*.so*")):
+        out = subprocess.run(["ldd", str(so)], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] == "=>" and str(folder) not in parts[2]:
+                needed.add(parts[0])
+    base = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
+            "libstdc++.so.6", "libgcc_s.so.1", "libutil.so.1", "libz.so.1", "libuuid.so.1",
+            "libGLX.so.0", "libGLdispatch.so.0", "libxcb.so.1", "libXau.so.6",
+            "libXdmcp.so.6", "libbsd.so.0", "libmd.so.0", "libexpat.so.1", "libffi.so.8",
+            "libcrypto.so.3", "libssl.so.3", "libtinfo.so.6", "libzstd.so.1", "liblzma.so.5",
+            "libbz2.so.1.0", "libsqlite3.so.0", "libreadline.so.8", "libncursesw.so.6"}
+    assert needed - base <= set(SYSTEM_LIBS), sorted(needed - base - set(SYSTEM_LIBS))
+
+
 @pytest.fixture(scope="module")
 def levels(tmp_path_factory, addon):
     """Three small levels: a capsule in a wall (an error), a clean floor, the first again."""
@@ -43,6 +73,19 @@ def levels(tmp_path_factory, addon):
         bpy.ops.wm.save_as_mainfile(filepath=str(folder / f"{name}.blend"), copy=True)
     bpy.ops.wm.read_homefile(use_empty=True)
     return folder
+
+
+INSTALL_STEP = 'eval "$LEVELCHECK_INSTALL"'
+
+
+def _installs_the_checkouts_wheel(command):
+    """The install builds the wheel from the checkout and installs it with Blender's pins
+    (the project is on no package index: ``pip install capsule-collision`` would fail)."""
+    build, install = (part.strip() for part in command.split("&&"))
+    assert build == "pip wheel --no-deps --wheel-dir dist ."
+    assert install.startswith("pip install ") and set(install.split()) >= PINS
+    assert install.split()[-1] == "dist/capsule_collision-*.whl"
+    assert "capsule-collision" not in install.split()
 
 
 def _bash(command, cwd, env):
@@ -88,13 +131,18 @@ def single_run(tmp_path_factory, levels):
 def test_github_actions_workflow_shards_and_merges(levels, single_run, tmp_path):
     flow = yaml.safe_load((EXAMPLES / "github-actions.yml").read_text())
     env = {k: str(v) for k, v in flow["env"].items()}
-    assert set(env["LEVELCHECK_INSTALL"].split()) >= PINS
+    _installs_the_checkouts_wheel(env["LEVELCHECK_INSTALL"])
+    assert flow["permissions"] == {"contents": "read", "checks": "write"}  # the publisher
     shard_job, merge_job = flow["jobs"]["shard"], flow["jobs"]["merge"]
     shards = shard_job["strategy"]["matrix"]["shard"]
     assert shards == [1, 2, 3, 4] and shard_job["strategy"]["fail-fast"] is False
     assert merge_job["needs"] == "shard" and merge_job["if"] == "always()"
     runs = [s["run"] for s in shard_job["steps"] if "run" in s]
-    assert runs[0] == "$LEVELCHECK_INSTALL"
+    assert runs[0] == INSTALL_STEP
+    for job in (shard_job, merge_job):  # the wheel is built from the checkout
+        assert job["steps"][0]["uses"] == "actions/checkout@v4"
+        uploads = [s["with"] for s in job["steps"] if "upload-artifact" in s.get("uses", "")]
+        assert uploads and all(u["overwrite"] is True for u in uploads)  # a re-run
     (upload,) = [s["with"] for s in shard_job["steps"] if "upload-artifact" in s.get("uses", "")]
     store = tmp_path / "artifacts"
     for k in shards:
@@ -125,13 +173,17 @@ def test_github_actions_workflow_shards_and_merges(levels, single_run, tmp_path)
 def test_gitlab_ci_file_runs_parallel_shards_and_a_merge(levels, single_run, tmp_path):
     ci = yaml.safe_load((EXAMPLES / "gitlab-ci.yml").read_text())
     variables = {k: str(v) for k, v in ci["variables"].items()}
-    assert set(variables["LEVELCHECK_INSTALL"].split()) >= PINS
+    _installs_the_checkouts_wheel(variables["LEVELCHECK_INSTALL"])
     assert ci["stages"] == ["check", "report"]
     job, merge_job = ci["levelcheck"], ci["levelcheck-report"]
     assert job["stage"] == "check" and merge_job["stage"] == "report"
     assert merge_job["needs"] == ["levelcheck"] and merge_job["when"] == "always"
     total = job["parallel"]
-    assert job["script"][0] == "$LEVELCHECK_INSTALL"
+    for each in (job, merge_job):
+        assert each["image"] == "python:3.11-slim" and each["script"][0] == INSTALL_STEP
+        assert each["before_script"] == ["apt-get update -qq && apt-get install -y -qq "
+                                         "--no-install-recommends $BPY_SYSTEM_LIBS"]
+    assert set(variables["BPY_SYSTEM_LIBS"].split()) >= set(SYSTEM_LIBS.values())
     ws = _workspace(tmp_path, "pipeline", levels)  # artifacts land in the next job's folder
     for index in range(1, total + 1):
         node = {"CI_NODE_INDEX": str(index), "CI_NODE_TOTAL": str(total), **variables}
