@@ -215,6 +215,20 @@ def _death(process) -> str:
     return f"exited with status {code}"
 
 
+def _check_alive(job, procs, working: dict, done: dict):
+    """UsageError when a worker has died: naming the level it was checking, else (it died
+    before taking one) the levels not yet checked."""
+    dead = [p for p in procs if p.exitcode is not None and (p.exitcode != 0 or p.pid in working)]
+    dead.sort(key=lambda p: p.pid not in working)  # one that had a level first
+    if dead and dead[0].pid in working:
+        raise UsageError(f"level {job.levels[working[dead[0].pid]].display}: the worker "
+                         f"process checking it {_death(dead[0])}; no report was written")
+    if dead:
+        rest = [lv.display for i, lv in enumerate(job.levels) if i not in done]
+        raise UsageError(f"level {rest[0]}: a worker process {_death(dead[0])} before it "
+                         f"took a level (not checked: {', '.join(rest)})")
+
+
 def _collect(job, procs, results) -> list:
     """Results of every level, in level order; UsageError naming the level whose worker
     died (seen within ``POLL_S`` seconds) or that was bad."""
@@ -224,17 +238,7 @@ def _collect(job, procs, results) -> list:
         try:
             message = results.get(timeout=POLL_S)
         except queue.Empty:
-            dead = [p for p in procs if p.exitcode is not None
-                    and (p.exitcode != 0 or p.pid in working)]
-            dead.sort(key=lambda p: p.pid not in working)  # one that had a level first
-            if dead and dead[0].pid in working:
-                raise UsageError(f"level {job.levels[working[dead[0].pid]].display}: the "
-                                 f"worker process checking it {_death(dead[0])}; no report "
-                                 "was written")
-            if dead:
-                rest = [lv.display for i, lv in enumerate(job.levels) if i not in done]
-                raise UsageError(f"level {rest[0]}: a worker process {_death(dead[0])} "
-                                 f"before it took a level (not checked: {', '.join(rest)})")
+            _check_alive(job, procs, working, done)
             continue
         if message[0] == "start":
             working[message[2]] = message[1]

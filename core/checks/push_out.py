@@ -106,7 +106,8 @@ def push_out(mesh, capsule: Capsule, max_distance=None) -> PushOut:
         capsule's height, 2 radius + segment length)
 
     Returns ``PushOut``; ``CLEAR`` (zero direction and distance) when the capsule penetrates
-    nothing and is not inside a closed solid (``core.mesh.solids.enclosing_solids``). ValueError for a non-Capsule or a bad limit.
+    nothing and is not inside a closed solid (``core.mesh.solids.enclosing_solids``).
+    ValueError for a non-Capsule or a bad limit.
     """
     if not isinstance(capsule, Capsule):
         raise ValueError(f"capsule must be a Capsule, got {type(capsule).__name__}")
@@ -114,8 +115,8 @@ def push_out(mesh, capsule: Capsule, max_distance=None) -> PushOut:
     limit = height if max_distance is None else as_nonnegative(max_distance, "max_distance")
     contacts = mesh.capsule_contacts(capsule)
     samples = axis_points(capsule)
-    if not contacts and enclosing_solids(mesh, samples[1:2])[0] < 0:
-        return CLEAR  # touches nothing and is in no closed solid (core.mesh.solids)
+    if not contacts and enclosing_solids(mesh, samples[1:2])[0] < 0:  # core.mesh.solids
+        return CLEAR  # touches nothing and is in no closed solid
     directions = candidate_directions(contacts)
     at_start = mesh.penetrating_triangles(capsule)
     best_u, best_d = np.zeros(3), np.inf

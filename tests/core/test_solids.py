@@ -8,11 +8,11 @@ import sys
 
 import numpy as np
 import pytest
+from audit_scenes import box as open_box
 from capsule_collision.core import Capsule, ControllerSettings, TriangleMesh
 from capsule_collision.core.checks.report import check_level
 from capsule_collision.core.checks.verdicts import CapsuleCheck, capsule_verdict
 from capsule_collision.core.mesh.solids import enclosing_solids
-from audit_scenes import box as open_box
 from scenes import box, grid, merge
 
 R, H = 0.35, 1.8
