@@ -88,10 +88,41 @@ def _installs_the_checkouts_wheel(command):
     assert "capsule-collision" not in install.split()
 
 
-def _bash(command, cwd, env):
-    """A CI step: bash with the job's variables, the venv's console scripts on PATH."""
+_INSTALLED: dict = {}  # install command -> the bin folder it installed levelcheck into
+
+
+def installed(command, tmp_path_factory):
+    """Run a workflow's install step as written (``eval "$LEVELCHECK_INSTALL"``) in a copy of
+    the checkout, with a fresh venv's ``pip`` first on PATH, as on a runner. The venv sees
+    this test venv's packages through a .pth file, so the pinned bpy and numpy are already
+    satisfied (not downloaded again) and pip builds and installs the wheel alone: levelcheck
+    then runs from the wheel, not from this editable checkout. Returns the venv's bin."""
+    if command not in _INSTALLED:
+        work = tmp_path_factory.mktemp("runner")
+        checkout = work / "checkout"
+        shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(
+            ".venv*", ".git", ".real_levels", "*.egg-info", "build", "dist", ".mypy_cache",
+            ".ruff_cache", ".pytest_cache", "__pycache__"))
+        venv = work / "venv"
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        site = next((venv / "lib").glob("python3*/site-packages"))
+        ours = [p for p in sys.path if p.endswith("site-packages")]
+        (site / "test_venv.pth").write_text("\n".join(ours) + "\n")
+        env = dict(os.environ, LEVELCHECK_INSTALL=command,
+                   PATH=str(venv / "bin") + os.pathsep + os.environ["PATH"])
+        proc = subprocess.run(["bash", "-c", INSTALL_STEP], cwd=checkout, env=env,
+                              capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert (venv / "bin" / "levelcheck").is_file()
+        assert list(site.glob("capsule_collision-*.dist-info"))  # the wheel, installed
+        _INSTALLED[command] = venv / "bin"
+    return _INSTALLED[command]
+
+
+def _bash(command, cwd, env, bin_dir=None):
+    """A CI step: bash with the job's variables, the installed console scripts on PATH."""
     env = dict(os.environ, **env)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]
+    env["PATH"] = str(bin_dir or os.path.dirname(sys.executable)) + os.pathsep + env["PATH"]
     return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=900)
 
@@ -128,10 +159,12 @@ def single_run(tmp_path_factory, levels):
     return ws / "single"
 
 
-def test_github_actions_workflow_shards_and_merges(levels, single_run, tmp_path):
+def test_github_actions_workflow_shards_and_merges(levels, single_run, tmp_path,
+                                                   tmp_path_factory):
     flow = yaml.safe_load((EXAMPLES / "github-actions.yml").read_text())
     env = {k: str(v) for k, v in flow["env"].items()}
     _installs_the_checkouts_wheel(env["LEVELCHECK_INSTALL"])
+    bin_dir = installed(env["LEVELCHECK_INSTALL"], tmp_path_factory)
     assert flow["permissions"] == {"contents": "read", "checks": "write"}  # the publisher
     shard_job, merge_job = flow["jobs"]["shard"], flow["jobs"]["merge"]
     shards = shard_job["strategy"]["matrix"]["shard"]
@@ -148,7 +181,7 @@ def test_github_actions_workflow_shards_and_merges(levels, single_run, tmp_path)
     for k in shards:
         ws = _workspace(tmp_path, f"shard{k}", levels)
         expand = lambda text, k=k: text.replace("${{ matrix.shard }}", str(k))  # noqa: E731
-        proc = _bash(expand(runs[1]), ws, env)
+        proc = _bash(expand(runs[1]), ws, env, bin_dir)
         assert proc.returncode == 0, proc.stderr  # findings (1) pass a shard job
         shutil.copytree(ws / expand(upload["path"]), store / expand(upload["name"]))
     steps = merge_job["steps"]
@@ -158,7 +191,7 @@ def test_github_actions_workflow_shards_and_merges(levels, single_run, tmp_path)
         if re.fullmatch(download["pattern"].replace("*", ".*"), artifact.name):
             shutil.copytree(artifact, ws / download["path"] / artifact.name)
     (merge,) = [s["run"] for s in steps if "--merge" in s.get("run", "")]
-    proc = _bash(merge, ws, env)
+    proc = _bash(merge, ws, env, bin_dir)
     assert proc.returncode == 1, proc.stderr  # the gate: two levels have an error
     (published,) = [s["with"] for s in steps if "junit-report" in s.get("uses", "")]
     (report,) = [s["with"] for s in steps
@@ -166,14 +199,16 @@ def test_github_actions_workflow_shards_and_merges(levels, single_run, tmp_path)
     assert (ws / published["report_paths"]).is_file()
     _check_merged(ws / report["path"], single_run)
     shutil.rmtree(ws / download["path"] / "levelcheck-shard-3")  # a shard job that died
-    proc = _bash(merge, ws, env)
+    proc = _bash(merge, ws, env, bin_dir)
     assert proc.returncode == 2 and "shard(s) 3/4 missing" in proc.stderr
 
 
-def test_gitlab_ci_file_runs_parallel_shards_and_a_merge(levels, single_run, tmp_path):
+def test_gitlab_ci_file_runs_parallel_shards_and_a_merge(levels, single_run, tmp_path,
+                                                         tmp_path_factory):
     ci = yaml.safe_load((EXAMPLES / "gitlab-ci.yml").read_text())
     variables = {k: str(v) for k, v in ci["variables"].items()}
     _installs_the_checkouts_wheel(variables["LEVELCHECK_INSTALL"])
+    bin_dir = installed(variables["LEVELCHECK_INSTALL"], tmp_path_factory)
     assert ci["stages"] == ["check", "report"]
     job, merge_job = ci["levelcheck"], ci["levelcheck-report"]
     assert job["stage"] == "check" and merge_job["stage"] == "report"
@@ -189,13 +224,13 @@ def test_gitlab_ci_file_runs_parallel_shards_and_a_merge(levels, single_run, tmp
         node = {"CI_NODE_INDEX": str(index), "CI_NODE_TOTAL": str(total), **variables}
         shard_ws = _workspace(tmp_path, f"node{index}", levels)
         for line in job["script"][1:]:
-            proc = _bash(line, shard_ws, node)
+            proc = _bash(line, shard_ws, node, bin_dir)
             assert proc.returncode == 0, proc.stderr
         for path in job["artifacts"]["paths"]:
             path = path.replace("$CI_NODE_INDEX", str(index)).rstrip("/")
             shutil.copytree(shard_ws / path, ws / path)
     for line in merge_job["script"][1:]:
-        proc = _bash(line, ws, variables)
+        proc = _bash(line, ws, variables, bin_dir)
     assert proc.returncode == 1, proc.stderr
     assert (ws / merge_job["artifacts"]["reports"]["junit"]).is_file()
     _check_merged(ws / merge_job["artifacts"]["paths"][0].rstrip("/"), single_run)
