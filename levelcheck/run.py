@@ -157,6 +157,8 @@ def run_levels(job, work_dir: str) -> tuple[list, dict]:
 
 _WORKER: dict = {}
 POLL_S = 0.2  # seconds between looks at the workers while waiting for a result
+# Environment the workers get pointed inside the run's temporary folder (and the cache).
+WORKER_FOLDERS = ("BLENDER_USER_RESOURCES", "TMPDIR", "XDG_CACHE_HOME")
 
 
 class Stopped(Exception):
@@ -267,11 +269,16 @@ def run_parallel(job, n_jobs: int, work_dir: str) -> tuple[list, dict]:
     """Check the job's levels in ``n_jobs`` worker processes (see the module docstring). A
     worker that dies fails the run (UsageError naming its level) within ``POLL_S``; on any
     way out (an error, SIGINT, SIGTERM) every worker is stopped."""
-    saved = {k: os.environ.get(k) for k in THREAD_VARIABLES + ("BLENDER_USER_RESOURCES",)}
+    from .session import SHADER_CACHE  # noqa: PLC0415  (no bpy: the module imports none)
+
+    saved = {k: os.environ.get(k) for k in THREAD_VARIABLES + WORKER_FOLDERS}
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))  # the workers inherit them
-    # Blender's user folders inside the run's temporary folder: removed with it, even when
-    # a worker is killed
+    # Blender's user folders and its session temporary folder inside the run's temporary
+    # folder: removed with it, even when a worker is killed; the shader cache stays shared
     os.environ["BLENDER_USER_RESOURCES"] = os.path.join(work_dir, "blender-user")
+    os.environ["TMPDIR"] = os.path.join(work_dir, "tmp")
+    os.makedirs(os.environ["TMPDIR"], exist_ok=True)
+    os.environ.setdefault("XDG_CACHE_HOME", SHADER_CACHE)
     ctx = multiprocessing.get_context("spawn")
     tasks, results = ctx.Queue(), ctx.Queue()
     procs = []
