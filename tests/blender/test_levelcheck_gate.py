@@ -71,6 +71,23 @@ def test_capsule_inside_a_closed_crate_is_an_error_naming_the_crate_and_the_way_
     assert levelcheck(clear, "--out", tmp_path / "clear", *FAST).returncode == 0
 
 
+def test_a_spawn_inside_the_crate_floods_nothing_and_says_so(tmp_path):
+    level = write_level(tmp_path / "spawn.obj", (6.0, 0.0, 0.0))
+    side = json.loads((tmp_path / "spawn.levelcheck.json").read_text())
+    side["spawns"] = [[0.0, 0.0, 0.5], [6.0, 6.0, 0.0]]  # the first inside the crate
+    (tmp_path / "spawn.levelcheck.json").write_text(json.dumps(side))
+    proc = levelcheck(level, "--out", tmp_path / "out", *FAST[:2], "penetration,reachability",
+                      *FAST[3:])
+    assert proc.returncode == 1, proc.stderr
+    lv = _report(tmp_path / "out")["levels"][0]
+    (spawn,) = [f for f in lv["findings"] if f["name"] == "spawn 1"]
+    assert spawn["severity"] == "error" and spawn["faces"][0]["object"] == "Crate"
+    assert "inside the closed solid Crate face" in spawn["message"]
+    assert "floods nothing" in spawn["message"] and spawn["message"] in proc.stdout
+    assert not [f for f in lv["findings"] if f["name"] == "spawn 2"]
+    assert lv["reachability"]["reachable_m2"] > 300  # the floor, flooded from spawn 2 alone
+
+
 # -------------------------------------------------------------------- keys that cannot collide
 def _git_repo(path):
     path.mkdir()
@@ -107,6 +124,43 @@ def test_subset_run_of_one_of_two_same_named_levels_is_keyed_by_its_repository_p
                       "--out", tmp_path / "none", *FAST)
     assert proc.returncode == 2 and "none of this run's levels (c/level.obj)" in proc.stderr
     assert not (tmp_path / "none").exists()
+
+
+# ------------------------------------------------------------------------ nothing hidden by caps
+def write_tiles(path: pathlib.Path, n: int):
+    """``n`` floor tiles (objects T0, T1, ..., 3 m square) each under a low slab (C0, ...,
+    1.5 m up): one headroom finding (a warning) per tile, named by the tile's top face."""
+    lines, base = [], 0
+    for k in range(n):
+        x, y = 3 * (k % 20), 3 * (k // 20)
+        for name, lo, hi in ((f"T{k}", (x, y, -0.2), (x + 3, y + 3, 0)),
+                             (f"C{k}", (x + 0.75, y + 0.75, 1.5), (x + 2.25, y + 2.25, 1.7))):
+            v, f = _box(lo, hi, base)
+            lines += [f"o {name}", *v, *f]
+            base += 8
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_baseline_compares_every_finding_and_lists_the_new_ones_first(tmp_path):
+    """110 tiles give 110 headroom findings, past the 100 an audit used to list; a tile added
+    last is new (its finding alone), listed first though it sorts last, and fails the gate."""
+    level = write_tiles(tmp_path / "yard.obj", 110)
+    opts = ["--no-png", "--checks", "headroom", "--quiet", "--up", "Z", "--forward", "Y",
+            "--fail-on", "warning"]
+    assert levelcheck(level, "--out", tmp_path / "base", *opts).returncode == 1
+    base = _report(tmp_path / "base")["levels"][0]["findings"]
+    assert len([f for f in base if f["check"] == "headroom"]) == 110
+    assert not [f for f in base if f["name"].endswith(": more")]  # every one, no cap
+    write_tiles(level, 111)
+    proc = levelcheck(level, "--baseline", tmp_path / "base" / "report.json", "--out",
+                      tmp_path / "next", *opts)
+    assert proc.returncode == 1, proc.stderr  # the new warning fails --fail-on warning
+    doc = _report(tmp_path / "next")
+    findings = doc["levels"][0]["findings"]
+    (new,) = [f for f in findings if f["new"]]
+    assert new["name"].startswith("T110 face") and findings[0] == new  # listed first
+    assert doc["summary"]["new_findings"] == 1 and doc["summary"]["failing"] == 1
 
 
 # ------------------------------------------------------------------------------ runs that end
