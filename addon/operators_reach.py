@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import core
 from ..core.checks.reachability import square_cells, triangle_classes
+from ..core.checks.targets import buried_spawns
 from ..core.checks.severity import severity_of
 from ..core.checks.targets import REGIONS_LISTED
 from ..core.checks.verdicts import format_vector
@@ -80,9 +81,10 @@ def region_rows(level, kind, regions, key) -> list[dict]:
     return rows
 
 
-def summary_text(res, n_spawns, lost) -> str:
+def summary_text(res, n_spawns, lost, inside=()) -> str:
     """The summary row's words: reachable area, islands and traps (their areas), spawns
-    standing on no floor (``lost``: names)."""
+    standing on no floor (``lost``: names), spawns inside a closed solid (``inside``:
+    (spawn, solid) names; they flood nothing)."""
     def count(regions, word):
         n = len(regions)
         area = sum(r.area for r in regions)
@@ -94,6 +96,8 @@ def summary_text(res, n_spawns, lost) -> str:
             f"{count(res.traps, 'trap')}")
     if lost:
         text += f"; {', '.join(lost)} stand{'s' if len(lost) == 1 else ''} on no floor"
+    for spawn, solid in inside:
+        text += f"; {spawn} is inside the closed solid {solid}: it floods nothing"
     return text
 
 
@@ -139,26 +143,36 @@ def run_reachability(context):
     settings = operators.controller_settings(context)
     level, _dg = operators.level_of(context)
     feet = scene_data.spawn_feet(spawns, level.unit_scale)
+    buried = buried_spawns(level.mesh, feet, settings)  # inside a solid: left out
+    inside = [(ob.name, _object_name(level, t)) for ob, t in zip(spawns, buried) if t >= 0]
     with operators.Progress(context, 2) as progress:
-        res = core.reachability(level.mesh, feet, settings)
+        res = core.reachability(level.mesh, feet[buried < 0], settings)
         progress.update(1)
         classes = triangle_classes(res)
     key = staleness.inputs_key(scene, "REACHABILITY")
-    lost = [ob.name for ob, cell in zip(spawns, res.spawn_cells) if cell < 0]
+    flooding = [ob for ob, t in zip(spawns, buried) if t < 0]
+    lost = [ob.name for ob, cell in zip(flooding, res.spawn_cells) if cell < 0]
     rows = (region_rows(level, "ISLAND", res.islands, key)
             + region_rows(level, "TRAP", res.traps, key))
     found = bool(res.islands or res.traps)
-    summary = summary_text(res, len(spawns), lost)
+    summary = summary_text(res, len(spawns), lost, inside)
     rows.insert(0, {"kind": "REACHABILITY", "capsule": "", "label": summary,
                     "value": float(res.reachable_area), "stamp": level.stamp, "inputs": key,
-                    "severity": "NONE" if found or lost else "PASSED"})
+                    "severity": "NONE" if found or lost or inside else "PASSED"})
     shown = results.write_face_codes(level, results.REACHABILITY_ATTRIBUTE, classes + 1)
     _cells_object(scene, level, res, square_cells(res, shown.astype(np.int16) - 1))
     level_parts.remember_results(scene, "REACHABILITY", level, np.arange(classes.size),
                                  (classes + 1).astype(np.int8))
     results.replace_rows(scene, set(REACH_KINDS), rows)
     message = summary + operators.edit_note(edited)
-    return ("WARNING", message) if lost else message
+    return ("WARNING", message) if lost or inside else message
+
+
+def _object_name(level, triangle: int) -> str:
+    """The scene object a triangle of the level comes from."""
+    name = level.objects[int(level.tri_object[int(triangle)])]
+    target = results.object_for(name)
+    return target.name if target is not None else name
 
 
 class CAPSULE_COLLISION_OT_reachability(operators.CheckOperator, bpy.types.Operator):

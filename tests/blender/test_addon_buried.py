@@ -57,3 +57,18 @@ def test_check_penetration_operator_agrees(mods, crate_scene, bpy_module):
     assert pg.inside_solid == "Crate" and pg.deepest_depth == pytest.approx(2.35, abs=1e-6)
     (row,) = [r for r in scene.capsule_collision.results if r.capsule == "Cap"]
     assert "expected clear: NOT met" in row.label and row.severity == "ERROR"
+
+
+def test_reachability_leaves_out_a_spawn_inside_the_crate_and_says_so(mods, crate_scene,
+                                                                      bpy_module, capfd):
+    scene, cap = crate_scene
+    cap.capsule_collision.spawn = True  # on the floor beside the crate
+    inside = bh.capsule("Buried", location=(0.0, 0.0, 0.5))
+    inside.capsule_collision.spawn = True
+    _update(bpy_module)
+    assert bpy_module.ops.capsule_collision.reachability() == {"FINISHED"}
+    out = capfd.readouterr().out
+    assert "Warning: Reachability from 2 spawns:" in out
+    assert "; Buried is inside the closed solid Crate: it floods nothing" in out
+    (summary,) = [r for r in scene.capsule_collision.results if r.kind == "REACHABILITY"]
+    assert summary.severity == "NONE" and summary.value > 300  # the floor, from Cap alone
