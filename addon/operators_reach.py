@@ -32,9 +32,8 @@ import numpy as np
 
 from .. import core
 from ..core.checks.reachability import square_cells, triangle_classes
-from ..core.checks.targets import buried_spawns
 from ..core.checks.severity import severity_of
-from ..core.checks.targets import REGIONS_LISTED
+from ..core.checks.targets import REGIONS_LISTED, buried_spawns
 from ..core.checks.verdicts import format_vector
 from . import level_parts, operators, results, scene_data, staleness
 
