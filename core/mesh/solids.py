@@ -22,8 +22,9 @@ open meshes, seams and small holes never make a point "inside":
 
 ``enclosing_solids(mesh, points)`` answers for many points at once and names, for each point
 inside, the face the point would leave through first (its nearest exit along the rays): the
-solid's object in the report. Candidate faces per ray come from the mesh's box query; the
-crossings of all rays are decided in one batched Moller-Trumbore test.
+solid's object in the report. Candidate faces of all rays come from one batched pass over
+the mesh's hierarchy (a superset: float32 boxes); their crossings are decided in one batched
+Moller-Trumbore test.
 
 Exact cases (tests/core/test_solids.py): the centre of a closed box is inside, 1 mm outside
 it is not, a floor plane or a wall with no back holds nothing, an inward-wound room holds
@@ -61,10 +62,14 @@ def _ray_pairs(mesh, points, directions):
                      np.where(rays_d < 0, (lo - rays_p) / rays_d, np.inf))
     reach = np.maximum(np.nan_to_num(t, posinf=np.inf).min(axis=1), 0.0) + 1.0
     ends = rays_p + reach[:, None] * rays_d
+    lo_box, hi_box = np.minimum(rays_p, ends), np.maximum(rays_p, ends)
+    batched = getattr(mesh, "candidate_pairs", None)  # TriangleMesh: one hierarchy pass
+    if batched is not None:
+        ray_of, tri = batched(np.concatenate([hi_box, -lo_box], axis=1))
+        return rays_p, rays_d, reach, ray_of.astype(np.int64), tri.astype(np.int64)
     ray_of, tri = [], []
-    for k in range(len(rays_p)):  # one box query per ray (rays: a few per capsule)
-        found = mesh.triangles_in_aabb(np.minimum(rays_p[k], ends[k]),
-                                       np.maximum(rays_p[k], ends[k]))
+    for k in range(len(rays_p)):  # other meshes (PatchedMesh): one box query per ray
+        found = mesh.triangles_in_aabb(lo_box[k], hi_box[k])
         ray_of.append(np.full(found.size, k, np.int64))
         tri.append(found)
     return rays_p, rays_d, reach, np.concatenate(ray_of), np.concatenate(tri)

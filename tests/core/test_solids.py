@@ -11,7 +11,11 @@ import pytest
 from audit_scenes import box as open_box
 from capsule_collision.core import Capsule, ControllerSettings, TriangleMesh
 from capsule_collision.core.checks.report import check_level
-from capsule_collision.core.checks.verdicts import CapsuleCheck, capsule_verdict
+from capsule_collision.core.checks.verdicts import (
+    CapsuleCheck,
+    capsule_verdict,
+    capsule_verdicts,
+)
 from capsule_collision.core.mesh.solids import enclosing_solids
 from scenes import box, grid, merge
 
@@ -109,3 +113,16 @@ def test_inside_agrees_with_quakes_brush_test_on_the_shipped_maps(name, missed):
     assert truth[clear].sum() > 20  # the sample reaches inside brushes
     assert (ours & ~truth & clear).sum() <= 1  # measured: 0 (lavaarena), 1 (delta, koth1)
     assert (truth & ~ours & clear).sum() <= missed  # open patches cost a few
+
+
+@pytest.mark.skipif(not real_levels.available(), reason="the shipped maps are not made")
+def test_no_spawn_of_the_shipped_maps_is_inside_a_solid():
+    """161 spawns where Quake starts its players: none touches a face, none is buried."""
+    q = real_levels.QUAKE_PLAYER
+    for name in real_levels.MAPS:
+        level = real_levels.load(name, clip=True)
+        mesh = TriangleMesh(level.vertices, level.triangles)
+        caps = [Capsule.upright(f + (0.0, 0.0, 0.01), q["height"], q["radius"])
+                for f in level.spawn_feet]
+        found = capsule_verdicts(mesh, caps)
+        assert [v.penetrating for v in found] == [False] * len(caps), name
