@@ -25,8 +25,9 @@ from .merge import fingerprint
 DEFAULT_OUT = "levelcheck-out"
 DEFAULT_INSETS = 6  # inset pictures per level, one per finding, worst first
 EPILOG = ("exit status: 0 no finding fails the gate (--fail-on), 1 findings, 2 usage or input "
-          "error (one line on stderr). Outputs: report.json, junit.xml, report.png and one "
-          "inset picture per finding (finding-<level>-<n>.png).")
+          "error or a worker that died (one line on stderr), 130/143 stopped by SIGINT/SIGTERM. "
+          "Outputs: report.json, junit.xml, report.png and one inset picture per finding "
+          "(finding-<level>-<n>.png); an earlier run's outputs in --out are removed first.")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -73,7 +74,9 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error",
                    help="exit 1 on findings of this severity or above (default error; "
                         "warning: audits and level warnings fail too)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes over the levels")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="worker processes over the levels (capped by the CPUs and by the "
+                        "memory a worker needs, said on stderr)")
     p.add_argument("--shard", help="K/N: check only the K-th of N deterministic shares of the "
                                    "levels (a CI matrix); combine the outputs with --merge")
     p.add_argument("--merge", nargs="+", metavar="DIR",
