@@ -12,18 +12,22 @@ from . import (
     live,
     operators,
     operators_audit,
+    operators_export,
+    operators_proxy,
     operators_reach,
     operators_recheck,
     operators_select,
     operators_walk,
     overlay,
     panels,
+    panels_authoring,
     properties,
 )
 
 # properties first: the other modules' classes point at its property groups
 classes = tuple(c for m in (properties, operators, operators_select, operators_recheck,
-                           operators_audit, operators_reach, operators_walk, panels)
+                           operators_audit, operators_reach, operators_walk, operators_proxy,
+                           operators_export, panels, panels_authoring)
                 for c in m.classes)
 HOOK_MODULES = (live, gizmos, overlay)
 
@@ -46,6 +50,9 @@ def register():
     bpy.types.Object.capsule_collision = bpy.props.PointerProperty(
         type=properties.CAPSULE_COLLISION_PG_object
     )
+    bpy.types.Scene.capsule_collision_authoring = bpy.props.PointerProperty(
+        type=panels_authoring.CAPSULE_COLLISION_PG_authoring
+    )
     for mod in HOOK_MODULES:
         mod.register()
         registered_hooks.append(mod)
@@ -54,6 +61,7 @@ def register():
 def unregister():
     while registered_hooks:
         registered_hooks.pop().unregister()
+    del bpy.types.Scene.capsule_collision_authoring
     del bpy.types.Object.capsule_collision
     del bpy.types.Scene.capsule_collision
     _unregister_classes()

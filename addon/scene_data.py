@@ -54,10 +54,12 @@ RESULTS_COLLECTION = "Capsule Collision Results"
 NO_ORIGINAL_FACE = -1  # tri_orig_face where an evaluated face maps to no original face
 
 # Engine naming conventions for collision meshes. Unreal: prefixes; Godot: suffixes (import
-# hints); and the common "_col"/"_collision" suffixes. Blender's ".001" duplicate suffix is
+# hints); Unity: the "_collider" suffix of its common pipelines (core.authoring.naming);
+# and the common "_col"/"_collision" suffixes. Blender's ".001" duplicate suffix is
 # ignored, so "Wall_col.001" is collision too.
 COLLISION_PREFIXES = ("UCX_", "UBX_", "UCP_", "USP_")
-COLLISION_SUFFIXES = ("-col", "-colonly", "-convcol", "-convcolonly", "_col", "_collision")
+COLLISION_SUFFIXES = ("-col", "-colonly", "-convcol", "-convcolonly", "_col", "_collision",
+                      "_collider")
 _DUPLICATE_SUFFIX = re.compile(r"\.\d{3,}$")
 
 

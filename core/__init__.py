@@ -1,8 +1,11 @@
 """Capsule Collision core: host-independent collision math (Python + numpy, no Blender).
 
-Units are metres, Z is up. The conventions every function follows are in README.md (Decisions).
+Units are metres, Z is up. The conventions every function follows are in docs/how-it-works.md
+(Conventions) and docs/decisions.md.
 """
 
+from . import authoring
+from .authoring import OrientedBox, StairRamp, fit_primitive, oriented_box, stair_ramps
 from .checks import report, verdicts
 from .checks.audits import (
     LEDGE_MAX_DROP,
@@ -46,6 +49,12 @@ from .walk.walkthrough import (
 )
 
 __all__ = [
+    "authoring",
+    "OrientedBox",
+    "StairRamp",
+    "fit_primitive",
+    "oriented_box",
+    "stair_ramps",
     "Capsule",
     "Contact",
     "Hit",

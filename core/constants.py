@@ -76,7 +76,7 @@ GROUND_PROBE_SKINS = 2.0
 SUPPORT_MIN_COS = 0.25
 
 # ---------------------------------------------------------------- engine models
-# (ControllerSettings.model "jolt" / "rapier"; core/settings.py, README "Engine models")
+# (ControllerSettings.model "jolt" / "rapier"; core/settings.py, docs "Engine models")
 # Metres. An engine model collides with radius + skin_width (the engine's padding kept from
 # every surface) and stops this far short of what it hits, so that it passes a corridor
 # 2 x (radius + skin_width) wide and a ceiling height + 2 x skin_width high as the engines do
@@ -404,3 +404,13 @@ MIN_REPORTED_DEPTH = 1e-6
 # Below it a thread pool's start (about 1 ms) costs more than it saves. Not a tolerance:
 # the threads compute the same arrays, bit for bit.
 THREADED_BUILD_TRIANGLES = 50_000
+
+# ---------------------------------------------------------------- collision authoring
+# (core/authoring/: proxies from render meshes, stair ramps)
+# Relative to the squared extent of the points: a 2-D hull corner whose cross product with
+# its neighbours is below this is collinear and dropped (a box's edge midpoints are no
+# corners). 1e-12 relative squared = 1e-6 relative length, far above float64 rounding.
+HULL_COLLINEAR_REL = 1e-12
+# Metres: a vertex this far outside a face's plane still counts as on the convex side
+# (Blender stores float32 positions: 100 m away they round by ~4e-6 m).
+CONVEX_TOL = 1e-5

@@ -93,6 +93,13 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--no-png", action="store_true", help="no pictures")
     p.add_argument("--insets", type=int, default=DEFAULT_INSETS,
                    help=f"inset pictures per level, one per finding (default {DEFAULT_INSETS})")
+    p.add_argument("--export-collision", choices=("unreal", "godot", "unity"), type=str.lower,
+                   metavar="ENGINE", help="instead of checking: write each level's collision "
+                   "named for ENGINE (unreal, godot, unity) with its render meshes to "
+                   "--out as <level>_collision.fbx/.glb")
+    p.add_argument("--export-format", choices=("fbx", "gltf"), type=str.lower,
+                   help="with --export-collision: fbx (Unreal, Unity) or gltf (Godot, Unity); "
+                        "default the engine's own")
     p.add_argument("--quiet", action="store_true",
                    help="no progress and no summary table: only each failing finding's line "
                         "and the verdict")
@@ -177,7 +184,7 @@ def _options(args):
 def build_job(args) -> Job:
     """Every input checked; UsageError for the first problem."""
     checks, min_depth, rates, overrides = _options(args)
-    levels, root = levels_module.gather(args)
+    levels, root = levels_module.gather_with_root(args)
     for lv in levels:
         fields = resolve_settings(ControllerSettings().to_dict(), args.preset or lv.spec.preset,
                                   lv.spec.settings, overrides)

@@ -5,6 +5,7 @@ Usage::
     levelcheck [LEVEL ...] [--out DIR] [--preset ENGINE] [--set NAME=VALUE ...]
         [--collection NAME | --naming] [--checks LIST] [--spec FILE] [--jobs N]
         [--shard K/N] [--baseline REPORT] [--save-blend] [--no-png] [--quiet]
+    levelcheck LEVEL [...] --export-collision ENGINE [--export-format fbx|gltf] [--out DIR]
     levelcheck --merge DIR [DIR ...] [--out DIR] [--baseline REPORT]
 
 (also ``python -m capsule_collision.levelcheck`` and ``python tools/levelcheck.py`` from a
@@ -47,6 +48,7 @@ import tempfile
 from ..core.checks.report import combine_levels, mark_baseline
 from . import console
 from .arguments import baseline_fits, build_job, load_baseline, parser
+from .export import export_levels
 from .levels import UsageError
 from .merge import merge
 from .outputs import OutputError, clear_previous, probe, remove_if_empty, write_outputs
@@ -95,11 +97,27 @@ def _merge(args):
     return document, write_outputs(document, pictures, args.out)
 
 
+def _export(args) -> int:
+    """--export-collision: the written files on stdout, Unreal's hull warnings on stderr."""
+    if args.merge:
+        raise UsageError("--export-collision takes levels, not --merge")
+    written = export_levels(args)
+    print("outputs:")
+    for path, hulled in written:
+        print(f"  {path}")
+        if hulled:
+            print(f"levelcheck: warning: {path}: Unreal hulls each UCX_ mesh; concave: "
+                  f"{', '.join(hulled)}", file=sys.stderr)
+    return 0
+
+
 def main(argv=None) -> int:
     """The command line (see the module docstring); returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = parser(__doc__.split("\n\n")[0]).parse_args(argv)
+        if args.export_collision:
+            return _export(args)
         with stop_on_signals():
             document, written = _merge(args) if args.merge else _check(args)
     except Stopped as exc:

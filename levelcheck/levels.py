@@ -215,10 +215,15 @@ def default_root(paths) -> str:
     return git_top(common) or common
 
 
-def gather(args) -> tuple[list, str | None]:
-    """(the run's levels (index = position on the command line), every spec read and
-    checked; the root their keys are relative to, None for the bundled sample).
+def gather(args) -> list:
+    """The run's levels (index = position on the command line), every spec read and checked.
     UsageError for the first problem."""
+    return gather_with_root(args)[0]
+
+
+def gather_with_root(args) -> tuple[list, str | None]:
+    """(``gather``'s levels, the root their keys are relative to: None for the bundled
+    sample)."""
     given = args.levels or [None]
     common = read_spec(args.spec) if args.spec else None
     levels = []

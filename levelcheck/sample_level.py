@@ -146,7 +146,7 @@ def paths() -> list:
     return [(name, pts, expect) for name, (pts, expect) in rows.items()]
 
 
-# What the sample level must report (tests pin these; the README shows them).
+# What the sample level must report (tests pin these; docs/cli.md shows them).
 EXPECTED_FINDINGS = (
     ("capsule", "Spawn Corridor", "clear", "penetrating"),
     ("walk", "Main Route", "reached_goal", "step_too_high"),

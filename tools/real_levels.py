@@ -2,8 +2,9 @@
 found or made once, for tests and benchmarks that run the tool the way a studio would.
 
 Where they are: ``$CC_REAL_LEVELS`` when it is set (a folder ``make_levels.sh`` wrote), else
-``.real_levels/`` in the checkout (git ignores it), made there on first use by ``../shared/real_levels/make_levels.sh`` (Debian's ``openarena-088-data``
-through ``apt-get download``: about a minute, once). Concurrent test workers wait on one lock.
+``.real_levels/`` in the checkout (git ignores it), made there on first use by
+``../shared/real_levels/make_levels.sh`` (Debian's ``openarena-088-data`` through
+``apt-get download``: about a minute, once). Concurrent test workers wait on one lock.
 
     >>> import real_levels
     >>> level = real_levels.load("oa_bases7")          # render mesh

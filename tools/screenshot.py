@@ -1,4 +1,4 @@
-"""Render the README's viewport picture headless: the overlay over a solid view of the sample level.
+"""Render the docs' viewport picture headless: the overlay over a solid view of the sample level.
 
     python tools/screenshot.py [--out docs/viewport.png] [--width 1280] [--height 640]
     python tools/screenshot.py --reachability [--out docs/reachability.png]

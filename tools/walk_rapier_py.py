@@ -9,7 +9,7 @@ walks: ``tools/bench_engines.py`` (when node is absent) and
 
 Writes the runner's output format (``walkcommon.mjs``): JSON per walk and timing, plus
 ``OUT.json.trace.f32``. On the 60 limit lanes at 60 Hz it gives the WebAssembly runner's
-verdict on every lane, ends within 0.053 m (README, "Engines").
+verdict on every lane, ends within 0.053 m (docs/benchmarks.md, "Engines").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Sanity warnings about a whole level: is it the right way up, and is it in metres?
 
-Every verdict of ``core`` assumes metres and a known ``up`` (README.md, Decisions). A level exported
+Every verdict of ``core`` assumes metres and a known ``up`` (docs/decisions.md). A level exported
 with another up axis (Y-up read as Z-up) or in centimetres gives verdicts that are silently
 wrong: no floor is walkable, or every step is 100 times too high. ``level_warnings`` says so
 in words, once, so that the extension and the CLI can show it before any verdict.

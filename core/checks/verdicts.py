@@ -180,7 +180,7 @@ def capsule_verdicts(mesh, capsules, min_depth: float = MIN_REPORTED_DEPTH,
     queries per penetrating capsule, ~50 ms at a million triangles; none for clear ones).
 
     A contact counts when its depth exceeds ``min_depth`` metres (strictly; touching is never
-    a contact: README.md, Decisions). When ``min_depth`` is so small that a float touching tie
+    a contact: docs/decisions.md). When ``min_depth`` is so small that a float touching tie
     could pass it (at most ``EXACT_TIE_REL`` x twice the largest coordinate, e.g. 0), each
     capsule is decided by the mesh's single-capsule query, which settles ties exactly
     (``core.exact``); above that the batched float query gives the same answer."""

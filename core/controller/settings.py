@@ -117,7 +117,7 @@ class ControllerSettings:
     padding ``skin_width`` is kept from every surface (corridors need 2 x (radius +
     skin_width), ceilings height + 2 x skin_width), risers above ``step_height`` are climbed
     as that engine's rounded bottom rides over them (``climb_height``), and the character
-    stands on and lands on edges as that engine does (README, "Engine models")."""
+    stands on and lands on edges as that engine does (docs/how-it-works.md, "Engine models")."""
 
     def __post_init__(self):
         r = as_finite(self.radius, "radius")
@@ -243,7 +243,7 @@ class ControllerSettings:
         ``"jolt"``; False for ``"rapier"``: Rapier's controller is grounded on any upward
         normal and, walked as the engines' runner walks it (its falling speed restarts
         while grounded), stays where it is on a steep slope (measured: the ``lips`` lanes of
-        tools/bench_engines.py, 50-70 deg slopes; README, "Engine models")."""
+        tools/bench_engines.py, 50-70 deg slopes; docs/how-it-works.md, "Engine models")."""
         return self.model != "rapier"
 
     @property

@@ -1,6 +1,6 @@
 """Discrete contact tests: sphere-triangle, capsule-capsule, capsule-triangle.
 
-Conventions (README.md, Decisions): metres, world space. Shapes intersect iff their
+Conventions (docs/decisions.md): metres, world space. Shapes intersect iff their
 distance is strictly less than the sum of radii (touching is not a contact). ``Contact.normal``
 is a unit vector from the obstacle towards the capsule; moving the capsule by
 ``normal * (depth + CONTACT_SLOP)`` separates it from that obstacle. ``Contact.point`` is the

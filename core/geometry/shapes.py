@@ -1,7 +1,7 @@
 """Shapes and query results: ``Capsule``, ``Contact``, ``Hit``, and the batched results
 ``ContactBatch``, ``SweepBatch`` and ``Hood`` (cached candidate triangles).
 
-Conventions (README.md, Decisions): metres, Z up; a capsule is the set of points within
+Conventions (docs/decisions.md): metres, Z up; a capsule is the set of points within
 ``radius`` of the segment ``a``-``b`` (Ericson RTCD 4.5.1); ``a == b`` is a sphere. Contact
 normals point from the obstacle towards the capsule (the push-out direction); ``depth > 0``."""
 

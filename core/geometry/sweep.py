@@ -1,6 +1,6 @@
 """Swept capsule against triangle: exact time of first contact, no tunnelling at any speed.
 
-Definition (README.md, Decisions: Sweeps): the capsule (segment ``p``-``q``, radius ``r``) moves by
+Definition (docs/decisions.md, Sweeps): the capsule (segment ``p``-``q``, radius ``r``) moves by
 ``t * displacement`` for ``t`` in [0, 1]; the triangle is fixed.
 
     time = inf { t in [0, 1] : dist(segment + t * displacement, triangle) < r }

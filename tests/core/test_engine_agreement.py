@@ -9,7 +9,7 @@ The lanes are tools/engine_lanes.py's, either side of each limit as Rapier draws
 engines README's character (r 0.35, h 1.8, step 0.35, 45 deg, offset 0.02, 4 m/s, 60 Hz):
 risers about its autostep's 0.4287 m, ramps about 45 deg, corridors about 0.74 m and
 ceilings about 1.84 m (2 x (r + offset), h + 2 x offset), gaps about the 1.5 m it crosses at
-walking speed. ``tools/bench_engines.py`` walks all 60 limit lanes (README, "Engines"),
+walking speed. ``tools/bench_engines.py`` walks all 60 limit lanes (docs/benchmarks.md, "Engines"),
 including the ceiling exactly 1.84 m high (a tie), under which Rapier stops 1.5 m further in
 than the model (both blocked)."""
 

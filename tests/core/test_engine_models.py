@@ -173,8 +173,8 @@ def test_lips_each_model_ends_where_its_engine_does(hz):
     """A character on a 50-70 deg slope above a 20 m drop, walking up it: the exact and Jolt
     models slide down and stand on the lip (Jolt does), the Rapier model stays on the slope
     (Rapier does: its controller is grounded there and does not slide; measured with
-    tools/bench_engines.py, README "Lips"). Not pinned: the Jolt model falls off a bare
-    60-70 deg edge at 30 and 60 Hz, where Jolt stays (README)."""
+    tools/bench_engines.py, docs/benchmarks.md "Lips"). Not pinned: the Jolt model falls off a bare
+    60-70 deg edge at 30 and 60 Hz, where Jolt stays (docs/benchmarks.md)."""
     lanes = [lips(50.0), lips(60.0, 0.0, 0.02), lips(70.0, 0.1, 0.05), lips(70.0, 0.05, 0.05)]
     for model, where in (("exact", "lip"), ("jolt", "lip"), ("rapier", "slope")):
         _v, reps = verdicts(lanes, MODEL_SETTINGS[model], hz)
