@@ -1,11 +1,15 @@
 """Audit operators: ``core.audits`` (stand test, stairs, headroom, ledges) on the level.
 
-Which results are problems, and how bad, is core's rule (``core.checks.problems``), the same
-the report uses: every face where the character cannot stand or has too little headroom, one
-problem per RISER of a flight (too high, or its tread too shallow), one per ledge RUN. The
-operator writes a BOOLEAN face attribute (``cc_cannot_stand``, ``cc_stair_problem``,
-``cc_low_headroom``, ``cc_ledge``) on every face the problems cover and one row per object,
-selectable like the penetration rows, with the severity of the audit's finding kind; an audit
+Which results are problems, and how bad, is core's rule (``core.checks.findings``), the same
+the report uses: one finding per cramped region, low-headroom region, stair FLIGHT and ledge
+RUN (a region cramped under a low ceiling is the headroom audit's, listed once). With
+spawns (capsules marked Spawn) the problems on floor no spawn reaches are one info
+row (the flood: ``operators_reach.current_reach``). The operator writes a BOOLEAN face
+attribute (``cc_cannot_stand``, ``cc_stair_problem``, ``cc_low_headroom``, ``cc_ledge``) on
+every face the listed problems cover, another (``..._out_of_reach``) on those out of reach
+(and ``cc_out_of_reach`` on those of any audit: the overlay's Out of Reach toggle),
+and one row per finding, selectable like the penetration rows (the attribute also flags a
+cramped region listed by the headroom audit: it is data, the rows are findings); an audit
 that finds nothing leaves one passed row. Values are metres in the rows' ``value``.
 """
 
@@ -13,8 +17,10 @@ import bpy
 import numpy as np
 
 from .. import core
+from ..core.checks.findings import EMPTY_I, OUT_OF_REACH, audit_findings, low_headroom_regions
+from ..core.checks.naming import TriangleNames
 from ..core.checks.problems import audit_problems
-from . import level_parts, operators, results, staleness
+from . import level_parts, operators, operators_reach, results, staleness
 
 # row kind -> (core audit, finding kind, title, label of one object's row)
 AUDITS = {
@@ -30,41 +36,15 @@ AUDITS = {
 }
 
 
-def _box(level, tris):
-    pts = level.mesh.vertices[level.mesh.triangles[tris]].reshape(-1, 3) / level.unit_scale
-    return tuple(pts.min(0)) + tuple(pts.max(0))
-
-
-def audit_rows(level, kind, problems, key):
-    """One row per object the problems cover (the worst problem's value and position), or
-    one passed row when there is none; and {mesh name: faces} for the attribute."""
-    _, _, title, text = AUDITS[kind]
-    p = problems
-    value = np.where(np.isfinite(p.value), p.value, core.LEDGE_MAX_DROP)
-    rows, by_mesh = [], {}
-    pick = np.argmax if p.worse == "max" else np.argmin
-    for obj_index, faces, unmapped, sel in results.group_triangles(level, p.triangles):
-        mine = np.unique(p.owner[np.isin(p.triangles, sel)])  # this object's problems
-        k = int(mine[int(pick(value[mine]))])
-        level_name = level.objects[obj_index]
-        target = results.object_for(level_name)
-        name = target.name if target is not None else level_name
-        if target is not None and target.type == "MESH":
-            prev = by_mesh.get(target.data.name, np.empty(0, np.int32))
-            by_mesh[target.data.name] = np.union1d(prev, faces)
-        n_faces = int(faces.size + unmapped)
-        rows.append({"kind": kind, "capsule": "", "object": name,
-                     "instancer": results.instancer_of(level_name, target),
-                     "label": text.format(n=mine.size, f=n_faces, obj=name, v=value[k]),
-                     "face_count": n_faces, "value": float(value[k]), "faces": faces,
-                     "unmapped": int(unmapped), "stamp": level.stamp, "inputs": key,
-                     "severity": p.severity.upper(), "has_bounds": True,
-                     "bounds": _box(level, sel),
-                     "position": tuple(p.position[k] / level.unit_scale)})
+def audit_rows(level, kind, listed, key):
+    """One row per finding of the audit (``core.checks.findings.audit_findings``: a cramped
+    region, a low-headroom region, a stair flight, a ledge run; the problems out of reach as
+    one info), or one passed row when there is none."""
+    rows = results.finding_rows(level, kind, listed, key)
     if not rows:
-        rows.append({"kind": kind, "capsule": "", "label": f"{title}: no problems",
+        rows.append({"kind": kind, "capsule": "", "label": f"{AUDITS[kind][2]}: no problems",
                      "stamp": level.stamp, "inputs": key, "severity": "PASSED"})
-    return rows, by_mesh
+    return rows
 
 
 def run_audit(context, kind):
@@ -75,21 +55,36 @@ def run_audit(context, kind):
     settings = operators.controller_settings(context)
     level, _dg = operators.level_of(context)
     audit, finding_kind, title, _ = AUDITS[kind]
-    with operators.Progress(context, 2) as progress:
-        problems = audit_problems(finding_kind, audit(level.mesh, settings))
+    with operators.Progress(context, 3) as progress:
+        result = audit(level.mesh, settings)
         progress.update(1)
-    rows, by_mesh = audit_rows(level, kind, problems,
-                               staleness.inputs_key(scene, kind))
-    results.write_face_flags(level, results.AUDIT_ATTRIBUTES[kind], by_mesh)
-    level_parts.remember_results(scene, kind, level, problems.triangles)
+        reach = operators_reach.current_reach(context, level, settings)
+        progress.update(2)
+        explained = (low_headroom_regions(core.headroom_audit(level.mesh, settings))
+                     if kind == "STAND" else EMPTY_I)  # listed by the headroom audit
+        listed = audit_findings(finding_kind, result, settings, reach,
+                                TriangleNames(level).label, explained)
+    rows = audit_rows(level, kind, listed, staleness.inputs_key(scene, kind))
+    shown = [x for x in listed if x.finding.got != OUT_OF_REACH]
+    away = [x for x in listed if x.finding.got == OUT_OF_REACH]
+    out_tris = away[0].triangles if away else np.empty(0, np.int64)
+    # the attribute: every problem's faces the audit found (a region the headroom audit
+    # lists included), but those nobody reaches, which have their own attribute
+    tris = np.setdiff1d(audit_problems(finding_kind, result).triangles, out_tris)
+    results.write_face_flags(level, results.AUDIT_ATTRIBUTES[kind],
+                             results.faces_by_mesh(level, tris))
+    results.write_face_flags(level, results.OUT_OF_REACH_ATTRIBUTES[kind],
+                             results.faces_by_mesh(level, out_tris))
+    results.write_out_of_reach(level)
+    level_parts.remember_results(scene, kind, level, tris)
     results.replace_rows(scene, {kind}, rows)
-    n_faces = sum(r.get("face_count", 0) for r in rows)
-    unmapped = sum(r.get("unmapped", 0) for r in rows)
-    message = (f"{title}: {problems.rows.size} {problems.unit} with problems "
-               f"({n_faces} faces on {sum(1 for r in rows if r.get('object'))} objects)")
-    if unmapped:
-        message += (f"; {unmapped} faces come from modifiers and map to no original face "
-                    "(listed, not selectable)")
+    unit = {"STAND": "cramped regions", "STAIRS": "stair flights",
+            "HEADROOM": "low-headroom regions", "LEDGE": "ledge runs"}[kind]
+    message = f"{title}: {len(shown)} {unit}"
+    if away:
+        message += f", {away[0].counted} more on floor no spawn reaches (one info row)"
+    elif reach is None and shown:
+        message += "; mark a spawn to list only those on floor a player can reach"
     return message + operators.edit_note(edited)
 
 

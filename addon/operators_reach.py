@@ -9,11 +9,11 @@ controller's moves (walks, steps up to the step height, one-way falls, jumps whe
 * ``cc_reachability`` (INT8 FACE, codes ``results.REACH_CODES``: 0 none, 1 reachable, 2 trap,
   3 island) on every level mesh: per face the best class of the standable floor on it
   (``core.checks.reachability.triangle_classes``);
-* one row per island and per trap, per object it lies on (largest first, at most
-  ``REGIONS_LISTED`` of each, as the CLI lists them): its area (m², ``value``), a foot point
-  in it (``position``), its faces (select and frame), core's severity (``islands``,
-  ``traps``: warnings); and a summary row (the reachable area, how many islands and traps,
-  spawns that stand on no floor);
+* one row per island and per trap (core's findings, ``core.checks.findings.region_findings``,
+  the rows the CLI lists, none left out): where it is, its area, its faces (select and frame:
+  those on the object holding most of them), core's severity (warnings; the islands nobody
+  can see are one info row); and a summary row (the reachable area, how many islands and
+  traps, spawns that stand on no floor);
 * the "Reachability Cells" object in the results collection (role CELLS; none when there is
   no such cell): one vertex per cell a face's colour does not show
   (``core.checks.reachability.square_cells``: cramped floor, and island or trap floor on a
@@ -31,10 +31,9 @@ import bpy
 import numpy as np
 
 from .. import core
+from ..core.checks.findings import region_findings
 from ..core.checks.reachability import square_cells, triangle_classes
-from ..core.checks.severity import severity_of
-from ..core.checks.targets import REGIONS_LISTED, buried_spawns
-from ..core.checks.verdicts import format_vector
+from ..core.checks.targets import buried_spawns
 from . import level_parts, operators, results, scene_data, staleness
 
 REACH_KINDS = ("REACHABILITY", "ISLAND", "TRAP")  # row kinds this operator writes
@@ -45,41 +44,6 @@ NO_SPAWN = ("no spawn: select a capsule and tick Spawn in the Active Object pane
             "character starts at its foot)")
 
 
-def _box(level, tris) -> tuple:
-    pts = level.mesh.vertices[level.mesh.triangles[tris]].reshape(-1, 3) / level.unit_scale
-    return tuple(pts.min(0)) + tuple(pts.max(0))
-
-
-def region_rows(level, kind, regions, key) -> list[dict]:
-    """Rows of the regions (islands or traps, largest first; the first REGIONS_LISTED):
-    one per (region, object it lies on)."""
-    word, what, finding = {"ISLAND": ("Island", "no spawn reaches", "islands"),
-                           "TRAP": ("Trap", "a spawn reaches but cannot leave", "traps")}[kind]
-    severity = severity_of(finding).upper()
-    rows = []
-    unit = level.unit_scale
-    for k, region in enumerate(regions[:REGIONS_LISTED], start=1):
-        point = np.asarray(region.point, float)
-        groups = results.group_triangles(level, region.faces)
-        for obj_index, faces, unmapped, tris in groups:
-            level_name = level.objects[obj_index]
-            target = results.object_for(level_name)
-            name = target.name if target is not None else level_name
-            where = f" ({len(groups)} objects)" if len(groups) > 1 else ""
-            n_faces = int(faces.size + unmapped)
-            rows.append({
-                "kind": kind, "capsule": "", "object": name,
-                "instancer": results.instancer_of(level_name, target),
-                "label": f"{word} {k}{where}: {region.area:.3g} m² {what}, at "
-                         f"{format_vector(point, 2)}: {n_faces} face"
-                         f"{'' if n_faces == 1 else 's'} of {name}",
-                "face_count": n_faces, "value": float(region.area), "faces": faces,
-                "unmapped": int(unmapped), "stamp": level.stamp, "inputs": key,
-                "severity": severity, "has_bounds": True, "bounds": _box(level, tris),
-                "position": tuple(point / unit)})
-    return rows
-
-
 def summary_text(res, n_spawns, lost, inside=()) -> str:
     """The summary row's words: reachable area, islands and traps (their areas), spawns
     standing on no floor (``lost``: names), spawns inside a closed solid (``inside``:
@@ -87,8 +51,7 @@ def summary_text(res, n_spawns, lost, inside=()) -> str:
     def count(regions, word):
         n = len(regions)
         area = sum(r.area for r in regions)
-        listed = f", the {REGIONS_LISTED} largest listed" if n > REGIONS_LISTED else ""
-        return f"{n} {word}{'' if n == 1 else 's'} ({area:.3g} m²{listed})"
+        return f"{n} {word}{'' if n == 1 else 's'} ({area:.3g} m²)"
 
     text = (f"Reachability from {n_spawns} spawn{'' if n_spawns == 1 else 's'}: "
             f"{res.reachable_area:.4g} m² reachable, {count(res.islands, 'island')}, "
@@ -130,6 +93,29 @@ def _cells_object(scene, level, res, mask):
     return ob
 
 
+_REMEMBERED: dict = {}  # scene name -> (level stamp, inputs key, Reachability): the last flood
+
+
+def current_reach(context, level, settings):
+    """The flood of the scene's level from its spawns with ``settings`` (core.reachability),
+    computed once per level stamp, spawns and settings (the audits scope their findings by
+    it); None when the scene has no spawn."""
+    scene = context.scene
+    spawns = scene_data.spawn_objects(scene)
+    if not spawns:
+        return None
+    key = staleness.inputs_key(scene, "REACHABILITY")
+    memo = _REMEMBERED.get(scene.name)
+    if memo is not None and memo[0] == level.stamp and memo[1] == key:
+        return memo[2]
+    feet = scene_data.spawn_feet(spawns, level.unit_scale)
+    buried = buried_spawns(level.mesh, feet, settings)  # inside a solid: floods nothing
+    res = core.reachability(level.mesh, feet[buried < 0], settings)
+    _REMEMBERED.clear()  # one flood kept: a big level's map is large
+    _REMEMBERED[scene.name] = (level.stamp, key, res)
+    return res
+
+
 def run_reachability(context):
     """Flood the level from the scene's spawns and write the attribute, rows and cells (the
     module docstring). Returns the message, or ("WARNING", message) when a spawn stands on
@@ -141,18 +127,21 @@ def run_reachability(context):
         raise ValueError(NO_SPAWN)
     settings = operators.controller_settings(context)
     level, _dg = operators.level_of(context)
-    feet = scene_data.spawn_feet(spawns, level.unit_scale)
-    buried = buried_spawns(level.mesh, feet, settings)  # inside a solid: left out
-    inside = [(ob.name, _object_name(level, t)) for ob, t in zip(spawns, buried) if t >= 0]
     with operators.Progress(context, 2) as progress:
-        res = core.reachability(level.mesh, feet[buried < 0], settings)
+        res = current_reach(context, level, settings)
         progress.update(1)
         classes = triangle_classes(res)
     key = staleness.inputs_key(scene, "REACHABILITY")
+    buried = buried_spawns(level.mesh, scene_data.spawn_feet(spawns, level.unit_scale),
+                           settings)  # left out of the flood (current_reach)
+    inside = [(ob.name, _object_name(level, t)) for ob, t in zip(spawns, buried) if t >= 0]
     flooding = [ob for ob, t in zip(spawns, buried) if t < 0]
     lost = [ob.name for ob, cell in zip(flooding, res.spawn_cells) if cell < 0]
-    rows = (region_rows(level, "ISLAND", res.islands, key)
-            + region_rows(level, "TRAP", res.traps, key))
+    listed = region_findings(res)
+    rows = (results.finding_rows(level, "ISLAND",
+                                 [x for x in listed if x.finding.check == "islands"], key)
+            + results.finding_rows(level, "TRAP",
+                                   [x for x in listed if x.finding.check == "traps"], key))
     found = bool(res.islands or res.traps)
     summary = summary_text(res, len(spawns), lost, inside)
     rows.insert(0, {"kind": "REACHABILITY", "capsule": "", "label": summary,

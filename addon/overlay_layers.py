@@ -82,6 +82,8 @@ FACE_LAYERS = (
               "Low headroom", (0.35, 0.5, 1.0, 0.5)),
     FaceLayer("ledges", "show_ledges", results.AUDIT_ATTRIBUTES["LEDGE"], "LEDGE",
               "Ledge", (1.0, 0.9, 0.15, 0.55)),
+    FaceLayer("out_of_reach", "show_out_of_reach", results.OUT_OF_REACH_ATTRIBUTE, None,
+              "Out of reach (audits)", (0.55, 0.55, 0.55, 0.45)),
     FaceLayer("penetration", "show_penetration", results.PENETRATION_ATTRIBUTE, None,
               "Penetrated", PENETRATION_TINT),
 )

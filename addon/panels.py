@@ -7,7 +7,7 @@ compute a check. Staleness uses the level cache's current stamp when it has one 
 import bpy
 
 from ..core.checks.sanity import level_warnings
-from . import cache, live, properties, results, staleness
+from . import cache, live, properties, results, scene_data, staleness
 
 CATEGORY = "Capsule Collision"
 
@@ -23,6 +23,9 @@ KIND_ICONS = {
     "ISLAND": "MESH_PLANE",
     "TRAP": "TRIA_DOWN",
 }
+KIND_NAMES = {kind: name for kind, name, _ in properties.RESULT_KINDS}
+# Said under the audits while no capsule is marked Spawn (core.checks.findings scopes them).
+NO_SPAWN_NOTE = "Mark a spawn: the audits then list only problems a player can reach"
 ADVANCED_SETTINGS = ("min_step_depth", "skin_width", "snap_distance", "speed", "gravity",
                      "max_fall_speed", "max_iterations", "jump_height")
 
@@ -97,12 +100,68 @@ class CAPSULE_COLLISION_UL_results(bpy.types.UIList):
 
     def filter_items(self, _context, data, propname):
         rows = getattr(data, propname)
-        flags = [self.bitflag_filter_item] * len(rows)
+        shown = shown_rows(rows, getattr(data, "show_all_results", True))
+        flags = [self.bitflag_filter_item if k in shown else 0 for k in range(len(rows))]
         if self.filter_name:
             needle = self.filter_name.lower()
-            flags = [self.bitflag_filter_item if needle in r.label.lower() else 0
-                     for r in rows]
-        return flags, []
+            flags = [f if needle in r.label.lower() else 0 for f, r in zip(flags, rows)]
+        return flags, grouped_order(rows)
+
+
+ROWS_PER_CHECK = 5  # finding rows listed per check when "Show All" is off (worst first)
+_FINDING_SEVERITIES = ("ERROR", "WARNING", "INFO")
+
+
+def grouped_order(rows) -> list[int]:
+    """The list position of each row: grouped per check (row kind, in the order the kinds
+    first appear), each group's errors, then warnings, infos and the rest, each in row order
+    (core lists a check's findings worst first)."""
+    first: dict = {}
+    keys = []
+    for k, r in enumerate(rows):
+        group = first.setdefault(r.kind, len(first))
+        severity = (_FINDING_SEVERITIES.index(r.severity) if r.severity in _FINDING_SEVERITIES
+                    else len(_FINDING_SEVERITIES))
+        keys.append((group, severity, k))
+    order = sorted(range(len(rows)), key=keys.__getitem__)
+    position = [0] * len(rows)
+    for pos, k in enumerate(order):
+        position[k] = pos
+    return position
+
+
+def shown_rows(rows, show_all: bool) -> set[int]:
+    """Row indices listed: all, or per check the worst ROWS_PER_CHECK findings and every row
+    that is no finding (passed rows, summaries)."""
+    if show_all:
+        return set(range(len(rows)))
+    order = grouped_order(rows)
+    by_position = sorted(range(len(rows)), key=order.__getitem__)
+    seen: dict = {}
+    shown = set()
+    for k in by_position:
+        r = rows[k]
+        if r.severity in _FINDING_SEVERITIES:
+            seen[r.kind] = seen.get(r.kind, 0) + 1
+            if seen[r.kind] > ROWS_PER_CHECK:
+                continue
+        shown.add(k)
+    return shown
+
+
+def check_counts(rows) -> list[tuple[str, str]]:
+    """(kind, "3 warnings, 1 info") per check with findings, in the order kinds appear: the
+    counts of core's findings (one row each), what report.json and JUnit count."""
+    counts: dict = {}
+    for r in rows:
+        if r.severity in _FINDING_SEVERITIES:
+            c = counts.setdefault(r.kind, dict.fromkeys(_FINDING_SEVERITIES, 0))
+            c[r.severity] += 1
+    out = []
+    for kind, c in counts.items():
+        words = [f"{n} {s.lower()}{'' if n == 1 else 's'}" for s, n in c.items() if n]
+        out.append((kind, ", ".join(words)))
+    return out
 
 
 def draw_summary(layout, scene):
@@ -238,8 +297,10 @@ class CAPSULE_COLLISION_PT_audits(SidebarPanel):
     bl_label = "Audits and Walks"
     bl_parent_id = "CAPSULE_COLLISION_PT_main"
 
-    def draw(self, _context):
+    def draw(self, context):
         layout = self.layout
+        if not scene_data.spawn_objects(context.scene):
+            layout.label(text=NO_SPAWN_NOTE, icon="INFO")
         grid = layout.grid_flow(columns=2, align=True)
         grid.operator("capsule_collision.stand_test", icon="ARMATURE_DATA")
         grid.operator("capsule_collision.stair_audit", icon="MOD_ARRAY")
@@ -262,6 +323,15 @@ class CAPSULE_COLLISION_PT_results(SidebarPanel):
         scene = context.scene
         s = scene.capsule_collision
         reasons = stale_reasons(scene, getattr(context, "view_layer", None))
+        counts = check_counts(s.results)
+        if counts:
+            col = layout.column(align=True)
+            for kind, words in counts:
+                col.label(text=f"{KIND_NAMES.get(kind, kind.title())}: {words}",
+                          icon=KIND_ICONS.get(kind, "DOT"))
+            hidden = len(s.results) - len(shown_rows(s.results, s.show_all_results))
+            label = "Show All" if not hidden else f"Show All ({hidden} more)"
+            layout.prop(s, "show_all_results", text=label)
         layout.template_list("CAPSULE_COLLISION_UL_results", "", s, "results", s,
                              "results_index", rows=5)
         row = layout.row(align=True)
@@ -318,7 +388,7 @@ class CAPSULE_COLLISION_PT_overlay(SidebarPanel):
         col.active = s.show_overlay
         for name in ("show_capsules", "show_penetration", "show_walkability", "show_traces",
                      "show_events", "show_stand", "show_stairs", "show_headroom", "show_ledges",
-                     "show_reachability", "show_legend"):
+                     "show_out_of_reach", "show_reachability", "show_legend"):
             col.prop(s, name)
 
 

@@ -350,6 +350,10 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
                                 description="Draw faces with headroom below the capsule height")
     show_ledges: BoolProperty(name="Ledges", default=True,
                               description="Draw walkable faces on a ledge over an unsafe drop")
+    show_out_of_reach: BoolProperty(
+        name="Out of Reach", default=False,
+        description="Draw the audits' problems on floor no spawn reaches (listed as one info "
+        "row per audit, not one by one)")
     show_reachability: BoolProperty(
         name="Reachability", default=True,
         description="Draw where the character can go: reachable floor, islands and traps "
@@ -363,6 +367,11 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
 
     results: CollectionProperty(type=CAPSULE_COLLISION_PG_result)
     results_index: IntProperty(name="Result", default=-1)
+    show_all_results: BoolProperty(
+        name="Show All", default=False,
+        description="List every finding of each check; off: the worst few of each (Next and "
+        "Previous still walk them all)",
+    )
 
     walk_counts: IntVectorProperty(
         name="Walkability Faces", size=4, min=0,

@@ -24,6 +24,9 @@ AUDIT_ATTRIBUTES = {
     "HEADROOM": "cc_low_headroom",
     "LEDGE": "cc_ledge",
 }
+# BOOLEAN FACE: an audit's problems on floor no spawn reaches (one info row lists them).
+OUT_OF_REACH_ATTRIBUTES = {kind: name + "_out_of_reach" for kind, name in AUDIT_ATTRIBUTES.items()}
+OUT_OF_REACH_ATTRIBUTE = "cc_out_of_reach"  # BOOLEAN FACE: any audit's (the overlay's layer)
 # INT8 FACE: where the character can go (Reachability), one of REACH_CODES per face: the
 # best class of the standable floor on the face, core's class + 1
 # (core.checks.reachability.triangle_classes: REACHABLE 0, TRAP 1, ISLAND 2; -1 none).
@@ -34,7 +37,8 @@ REACH_CODES = {REACH_NONE: "none (no standable floor: walls, ceilings, cramped o
                REACH_TRAP: "trap: a spawn reaches it but cannot get back",
                REACH_ISLAND: "island: no spawn reaches it"}
 ALL_ATTRIBUTES = ((PENETRATION_ATTRIBUTE, WALKABILITY_ATTRIBUTE, WALKABILITY_COLOR_ATTRIBUTE)
-                  + tuple(AUDIT_ATTRIBUTES.values()) + (REACHABILITY_ATTRIBUTE,))
+                  + tuple(AUDIT_ATTRIBUTES.values()) + tuple(OUT_OF_REACH_ATTRIBUTES.values())
+                  + (OUT_OF_REACH_ATTRIBUTE, REACHABILITY_ATTRIBUTE))
 UNKNOWN_WALKABILITY = -1  # INT8 code of an original face no evaluated triangle maps back to
 
 # RGBA per core walkability code (WALKABLE, STEEP, WALL, CEILING), then unknown.
@@ -183,6 +187,18 @@ def faces_of_rows(scene, kind):
     return out
 
 
+def write_out_of_reach(level) -> None:
+    """``cc_out_of_reach`` on every level mesh: the faces any audit's out-of-reach attribute
+    flags (the overlay's Out of Reach layer draws it)."""
+    for ob in mesh_objects_of_level(level).values():
+        me = ob.data
+        flags = np.zeros(len(me.polygons), bool)
+        for name in OUT_OF_REACH_ATTRIBUTES.values():
+            flags |= read_face_flags(me, name)
+        face_attribute(me, OUT_OF_REACH_ATTRIBUTE, "BOOLEAN").data.foreach_set("value", flags)
+        me.update()
+
+
 def read_face_flags(mesh, name):
     """(F,) bool values of a BOOLEAN FACE attribute (all False when absent)."""
     attr = mesh.attributes.get(name)
@@ -317,6 +333,52 @@ def object_rows(level, kind, label, owner, groups, values=None):
                      "face_count": int(faces.size + unmapped), "value": float(value),
                      "faces": faces, "unmapped": int(unmapped), "stamp": level.stamp})
     return rows
+
+
+def _world_box(level, tris) -> tuple:
+    pts = level.mesh.vertices[level.mesh.triangles[tris]].reshape(-1, 3) / level.unit_scale
+    return tuple(pts.min(0)) + tuple(pts.max(0))
+
+
+def finding_rows(level, kind, listed, key) -> list[dict]:
+    """One row per finding (``core.checks.findings.Listed``: a cramped region, a flight, a
+    run, an island, a trap, or an info counting those out of reach): its severity, label (the
+    finding's message), value (metres; its size, m^2 or m, when it has no value: an island's
+    area), position, the world box of all its faces, and as the faces to select those of the
+    object holding most of them (a row selects in one object; ``face_count`` counts all)."""
+    rows = []
+    unit = level.unit_scale
+    for item in listed:
+        f = item.finding
+        tris = np.asarray(item.triangles, np.int64)
+        groups = group_triangles(level, tris)
+        row = {"kind": kind, "capsule": "", "label": f.message, "stamp": level.stamp,
+               "inputs": key, "severity": f.severity.upper(),
+               "value": float(item.value if item.value is not None else item.size or 0.0),
+               "face_count": sum(int(g[1].size + g[2]) for g in groups)}
+        if groups:
+            obj_index, faces, unmapped, _ = max(groups, key=lambda g: g[1].size + g[2])
+            level_name = level.objects[obj_index]
+            target = object_for(level_name)
+            row.update(object=target.name if target is not None else level_name,
+                       instancer=instancer_of(level_name, target), faces=faces,
+                       unmapped=int(unmapped), has_bounds=True,
+                       bounds=_world_box(level, tris))
+        if f.position is not None:
+            row["position"] = tuple(np.asarray(f.position, float) / unit)
+        rows.append(row)
+    return rows
+
+
+def faces_by_mesh(level, tris) -> dict:
+    """{mesh name: original faces} of the level triangles ``tris`` (for a face attribute)."""
+    out: dict = {}
+    for obj_index, faces, _unmapped, _ in group_triangles(level, tris):
+        target = object_for(level.objects[obj_index])
+        if target is not None and target.type == "MESH":
+            prev = out.get(target.data.name, np.empty(0, np.int32))
+            out[target.data.name] = np.union1d(prev, faces)
+    return out
 
 
 def severity_counts(scene) -> dict:

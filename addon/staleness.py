@@ -96,8 +96,8 @@ def inputs_key(scene, kind, owner=None, depsgraph=None) -> str:
         return settings_key(scene, WALKABILITY_FIELDS)
     if kind in REACH_KINDS:  # "<spawns>:<settings>", the same key for the three kinds
         return f"{spawns_key(scene)}:{settings_key(scene)}"
-    if kind in SETTINGS_KINDS:
-        return settings_key(scene)
+    if kind in SETTINGS_KINDS:  # spawns scope the audits (core.checks.findings)
+        return f"{spawns_key(scene)}:{settings_key(scene)}"
     return ""
 
 
@@ -127,7 +127,8 @@ def stale_reason(scene, row, level_stamp, keys=None, depsgraph=None) -> str:
         return "capsule moved, resized or its expectation changed"
     if row.kind == "WALK" and now.split(":")[0] != row.inputs.split(":")[0]:
         return "path edited, moved or its expectation changed"
-    if row.kind in REACH_KINDS and now.split(":")[0] != row.inputs.split(":")[0]:
+    if (row.kind in REACH_KINDS or row.kind in SETTINGS_KINDS) and \
+            now.split(":")[0] != row.inputs.split(":")[0]:
         return "spawns moved, added or removed"
     return "settings changed"
 

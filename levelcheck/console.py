@@ -62,18 +62,7 @@ def summary(document) -> str:
         if rows:
             lines.append(_table(rows, ("check", "name", "at", "expected", "got", "ok?",
                                        "detail")))
-        a = lv["audits"]
-        parts = []
-        if "cannot_stand" in a:
-            parts.append(f"{a['cannot_stand']['faces']} of {a['cannot_stand']['of_walkable']} "
-                         "walkable faces too cramped to stand on")
-        if "stairs" in a:
-            parts.append(f"{a['stairs']['too_high']} risers too high, "
-                         f"{a['stairs']['too_shallow']} treads too shallow")
-        if "low_headroom" in a:
-            parts.append(f"{a['low_headroom']['faces']} faces with low headroom")
-        if "ledges" in a:
-            parts.append(f"{a['ledges']['runs']} ledge runs over an unsafe drop")
+        parts = audit_counts(lv)
         if parts:
             lines.append("  audits: " + "; ".join(parts))
         reach = lv.get("reachability")
@@ -94,6 +83,26 @@ def summary(document) -> str:
         lines.extend(finding_lines(lv, fail_on, listed=LISTED_PER_KIND))
     lines.append(verdict(document))
     return "\n".join(lines)
+
+
+AUDIT_WORDS = {"stand": "cramped region", "stairs": "stair flight",
+               "headroom": "low-headroom region", "ledges": "ledge run"}
+OUT_OF_REACH = "out_of_reach"  # core.checks.findings.OUT_OF_REACH: the info of those scoped out
+
+
+def audit_counts(lv) -> list:
+    """Per audit that ran, its findings as the report counts them (one per problem, core's
+    rule) and those on floor no spawn reaches: ``"2 stair flights (+3 out of reach)"``."""
+    parts = []
+    for check, word in AUDIT_WORDS.items():
+        if check not in lv["checks"]:
+            continue
+        mine = [f for f in lv["findings"] if f["check"] == check]
+        listed = sum(1 for f in mine if f["got"] != OUT_OF_REACH)
+        away = sum(f.get("count", 1) for f in mine if f["got"] == OUT_OF_REACH)
+        parts.append(f"{listed} {word}{'' if listed == 1 else 's'}"
+                     + (f" (+{away} out of reach)" if away else ""))
+    return parts
 
 
 def _tag(f) -> str:

@@ -5,8 +5,10 @@ through an everyday situation (stairs down, a slope ending in a lip, walking alo
 Every lane is its own level: (vertices (V, 3) float64 metres, triangles (M, 3) int, counter-
 clockwise seen from the front, closed solids where a solid is meant), a start foot point on
 the floor, a goal foot point on the floor it is meant to reach, and the walk's duration in
-seconds. The character walks along +x from x = 0; Z is up. ``LIMIT_KINDS`` are the lanes of
-the agreement targets (issue 20); the rest are everyday lanes shown beside them.
+seconds. The character walks along +x from x = 0 (or, on a flight approached at an angle,
+diagonally across it); Z is up. ``LIMIT_KINDS`` are the lanes of the agreement targets (issue
+20), ``FLIGHT_KINDS`` those of issue 26 (flights of tall risers, gaps about where the engines
+stop crossing); the rest are everyday lanes shown beside them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from scenes import box, grid, merge
 
 LIMIT_KINDS = ("riser", "ramp", "corridor", "ceiling", "gap")
 OTHER_KINDS = ("stairs", "stairs_down", "lip", "lips", "wall")
-KINDS = LIMIT_KINDS + OTHER_KINDS
+FLIGHT_KINDS = ("flight", "wide_gap")  # issue 26: flights of tall risers, gaps near the switch
+KINDS = LIMIT_KINDS + OTHER_KINDS + FLIGHT_KINDS
 SPEED = 4.0  # metres / second, the lanes' walking speed (the engines README's)
 SLACK = 2.0  # seconds, walk time beyond 3 x the straight distance / SPEED (the library's)
 
@@ -220,3 +223,52 @@ def other_lanes() -> list:
             + [lip(d) for d in (50.0, 60.0, 70.0)]
             + lips_lanes()
             + [along_wall(d) for d in (5.0, 15.0, 30.0)])
+
+
+# ---------------------------------------------------------------- issue 26: flights, wide gaps
+FLIGHT_WIDTH = 8.0  # metres across a flight (room for a 30 deg approach)
+
+
+def flight(rise, tread=0.3, n=5, approach=0.0):
+    """A flight of ``n`` solid steps of ``rise`` m on ``tread`` m, 8 m wide, between a floor
+    and a 3 m landing (the goal 1.5 m onto it), walked straight up (``approach`` 0) or at
+    ``approach`` degrees off straight (the path crosses the flight diagonally, centred on
+    y = 0)."""
+    parts = [grid(-3.0, X0, -FLIGHT_WIDTH / 2, FLIGHT_WIDTH / 2)]
+    xe = X0 + n * tread + 3.0
+    for k in range(n):
+        parts.append(box((X0 + k * tread, -FLIGHT_WIDTH / 2, -1.0),
+                         (xe, FLIGHT_WIDTH / 2, (k + 1) * rise)))
+    v, t = merge(parts)
+    xg = xe - 1.5
+    half_y = 0.5 * xg * math.tan(math.radians(approach))
+    note = f"{n} x {tread * 100:g} cm" + (f", {approach:g} deg" if approach else "")
+    return Lane("flight", rise, " m", v, t, (0.0, -half_y, 0.0), (xg, half_y, n * rise), note)
+
+
+def wide_gap(g):
+    """``gap`` about where the engines stop crossing at walking speed (kind ``wide_gap``)."""
+    lane = gap(g)
+    return Lane("wide_gap", lane.value, lane.unit, lane.vertices, lane.triangles, lane.start,
+                lane.goal)
+
+
+FLIGHT_RISES = _frange(0.30, 0.50, 0.02)  # metres: about Jolt's and Rapier's single-riser limits
+FLIGHT_SHAPES = ((3, 0.25), (6, 0.30), (5, 0.35), (4, 0.40))  # (risers, tread m)
+FLIGHT_APPROACHES = (0.0, 30.0)  # degrees off straight up the flight
+
+
+def flight_lanes() -> list:
+    """Issue 26's flights: risers 0.30-0.50 m (2 cm), each as 3 risers on 25 cm treads, 6 on
+    30 cm, 5 on 35 cm and 4 on 40 cm, approached straight and at 30 deg (88 lanes)."""
+    return [flight(r, tread, n, a) for a in FLIGHT_APPROACHES for n, tread in FLIGHT_SHAPES
+            for r in FLIGHT_RISES]
+
+
+def wide_gap_lanes() -> list:
+    """Issue 26's gaps: 1.2-1.5 m in 2 cm steps (16 lanes)."""
+    return [wide_gap(g) for g in _frange(1.2, 1.5, 0.02)]
+
+
+def issue26_lanes() -> list:
+    return flight_lanes() + wide_gap_lanes()

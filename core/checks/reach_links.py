@@ -39,7 +39,7 @@ from ..controller.steps import climbable, measure_step
 from .audits.cells import shifted
 from .audits.common import EMPTY_I, raycast_chunks
 from .audits.spans import sweep_chunks
-from .audits.standable import FREE
+from .audits.standable import FREE, exact_model
 
 WALK, STEP_UP, STEP_DOWN, FALL, JUMP = 0, 1, 2, 3, 4
 LINK_KINDS = ("walk", "step_up", "step_down", "fall", "jump")
@@ -76,6 +76,20 @@ class Edges(NamedTuple):
     direction: np.ndarray
     drop: np.ndarray
     fell: np.ndarray
+
+
+def engine_step_rule(settings):
+    """The settings reachability judges moves by: the exact model's (``exact_model``: the
+    map, the padding and the edges as given), whose ``step_height`` is the model's
+    ``climb_height``, the riser its walk climbs (issue 26). Under ``"jolt"`` a flight of
+    risers up to ``step_height + radius`` is a route and a taller one is not; under
+    ``"rapier"`` up to its autostep's room test (0.4287 m for the engines README's
+    character, 0.35 step); the exact model is unchanged. Drops up to the climb height then
+    count as steps down rather than falls: both are one-way moves down."""
+    exact = exact_model(settings)
+    if settings.exact:
+        return exact
+    return exact.replace(step_height=settings.climb_height)
 
 
 def reach_cells(settings, cell) -> int:

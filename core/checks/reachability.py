@@ -44,7 +44,6 @@ from .audits.standable import (
     INSIDE,
     StandableMap,
     cover_min,
-    exact_model,
     standable_map,
 )
 from .reach_arcs import WALKOFF_MAX_CELLS, fly, take_off_speed
@@ -55,6 +54,7 @@ from .reach_links import (
     WALK,
     Edges,
     Links,
+    engine_step_rule,
     neighbour_links,
     node_heights,
     reach_cells,
@@ -369,8 +369,9 @@ def square_cells(result: Reachability, classes=None) -> np.ndarray:
 def reachability(mesh, spawns, settings=None) -> Reachability:
     """Where the character starting at foot points ``spawns`` (K, 3) can go (module
     docstring). settings : ControllerSettings (default if None); ``jump_height > 0`` adds
-    jumps. An engine ``model`` is judged by the exact model (``exact_model``)."""
-    s = exact_model(settings_or_default(settings))
+    jumps. An engine ``model`` is judged by the exact model climbing the engine's risers
+    (``reach_links.engine_step_rule``)."""
+    s = engine_step_rule(settings_or_default(settings))
     pts = as_points(spawns, "spawns")
     smap = standable_map(mesh, s)
     n = smap.face.size

@@ -28,7 +28,14 @@ import numpy as np
 
 from ..walk.walkthrough import FRAME_RATES, compare_frame_rates, walkthrough_many
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test
-from .findings import audit_findings, level_findings, worst_first
+from .findings import (
+    IDENTITY_GRID,
+    Listed,
+    audit_findings,
+    level_findings,
+    low_headroom_regions,
+    region_findings,
+)
 from .naming import TriangleNames
 from .problems import AUDIT_KINDS
 from .reachability import reachability
@@ -46,7 +53,6 @@ from .sanity import level_warnings
 from .severity import ERROR, count_by_severity, fails, parse_severity
 from .targets import (
     reach_summary,
-    region_findings,
     run_reachability,
     spawn_findings,
     target_findings,
@@ -255,15 +261,11 @@ def _frame_rate_finding(path, fr) -> Finding | None:
 
 
 def _findings(res: LevelResults, names: TriangleNames) -> list:
-    """Every finding of the level as (Finding, triangles, bracket, value): the expectations
-    that did not hold (capsules, walks, frame rates, targets), the audits' problems, where the
-    character cannot go (islands, traps) and the level's own warnings."""
-    def name_of(t):
-        n = names.name(t)
-        if n["object"] is None:
-            return f"triangle {t}"
-        return n["object"] + ("" if n["face"] is None else f" face {n['face']}")
-
+    """Every finding of the level as (Listed, bracket): the expectations that did not hold
+    (capsules, walks, frame rates, targets), the audits' problems (scoped by reachability
+    when the level has spawns), where the character cannot go (islands, traps) and the
+    level's own warnings. The one counting rule of the panel, report.json, JUnit and
+    report.png (core/checks/findings.py)."""
     out = []
     for finding in res.findings:
         tris: list = []
@@ -271,7 +273,7 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
         if finding.check == "capsule":
             for check, verdict in zip(res.capsules, res.capsule_verdicts):
                 if check.name == finding.name and verdict.solid >= 0:  # name the solid
-                    finding = capsule_finding(check, verdict, name_of(verdict.solid))
+                    finding = capsule_finding(check, verdict, names.label(verdict.solid))
                     tris, value = [verdict.solid], verdict.deepest
                 elif check.name == finding.name:
                     tris = verdict.triangles[:TRIANGLES_LISTED].tolist()
@@ -282,26 +284,25 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
                     tris = [e.triangle for e in rep.events if e.triangle >= 0][:1]
                     value = next((e.value for e in rep.events if e.kind != "reached_goal"),
                                  None)
-        out.append((finding, tris, True, value))
-
-    for kind, attr in zip(AUDIT_KINDS, ("stand", "stairs", "headroom", "ledges")):
-        result = getattr(res, attr)
+        out.append((Listed(finding, np.asarray(tris, np.int64), value), True))
+    reach = res.reach.result if res.reach is not None else None
+    ran = False
+    explained = low_headroom_regions(res.headroom)
+    for kind in AUDIT_KINDS:
+        result = getattr(res, kind)
         if result is None:
             continue
-        problems = worst_first(kind, result)
-        # every finding, not the listed ones: the report is the next run's baseline
-        findings, rows = audit_findings(kind, result, name_of, res.settings, limit=None)
-        for k, finding in enumerate(findings):
-            row = rows[k] if k < len(rows) else None
-            out.append((finding, [] if row is None else [int(problems.faces[row])], False,
-                        None if row is None else problems.value[row]))
-    if res.reach is not None:
+        ran = True
+        out.extend((listed, False) for listed in audit_findings(
+            kind, result, res.settings, reach, names.label, explained))
+    if reach is not None:
         solids = res.reach.buried[res.reach.buried >= 0]  # one finding per buried spawn
-        out.extend((f, [int(t)], True, None) for f, t in zip(
-            spawn_findings(res.spawns, res.reach.buried, name_of), solids, strict=True))
-        for finding in region_findings(res.reach.result, name_of):
-            out.append((finding, [], False, None))
-    out.extend((f, [], False, None) for f in level_findings(res.warnings, res.has_checks))
+        out.extend((Listed(f, np.array([t], np.int64)), True) for f, t in zip(
+            spawn_findings(res.spawns, res.reach.buried, names.label), solids, strict=True))
+        out.extend((listed, False) for listed in region_findings(reach))
+    unscoped = ran and reach is None
+    out.extend((Listed(f, np.empty(0, np.int64)), False)
+               for f in level_findings(res.warnings, res.has_checks, unscoped))
     return out
 
 
@@ -312,8 +313,7 @@ def level_report(res: LevelResults, *, level: str = "level", file: str | None = 
     finding fails a gate on ``fail_on`` (core.checks.severity.fails)."""
     names = TriangleNames(geometry)
     mesh = res.mesh
-    findings = [finding_row(f, tris, names, bracket, value)
-                for f, tris, bracket, value in _findings(res, names)]
+    findings = [finding_row(listed, names, bracket) for listed, bracket in _findings(res, names)]
     report = {
         "level": level, "file": file, "key": file or level, "index": int(index),
         "triangles": int(mesh.n_triangles),
@@ -348,11 +348,38 @@ def check_level(mesh, settings, capsules=(), paths=(), *, geometry=None, level="
 # ----------------------------------------------------------------------------- documents
 def finding_key(level: dict, finding: dict) -> tuple:
     """Identity of a finding across runs: the level's ``key`` (the CLI's path relative to
-    its ``--root``, else the file or name) and the finding's check, name and verdicts. Names
-    are stable: a capsule's or path's name, an audit row's object and face (positions move by
-    float noise, so they are not part of it)."""
+    its ``--root``, else the file or name), the finding's check, what it is about and its
+    cause (expected, got). What it is about: a capsule's, path's or target's name; a
+    region, flight, run, island or trap by ``where`` it is (its position on IDENTITY_GRID,
+    never a face or vertex index: a re-export reorders those). A baseline also matches a
+    ``where`` within one grid step (``mark_baseline``)."""
+    about = finding["name"] if finding.get("where") is None else "at"
     return (level.get("key") or level.get("file") or level["level"], finding["check"],
-            finding["name"], finding["expected"], finding["got"])
+            about, finding["expected"], finding["got"])
+
+
+def _known(baseline: dict):
+    """(exact keys, {key: (W, 3) wheres}) of a baseline document's findings."""
+    exact: set = set()
+    wheres: dict = {}
+    for lv in baseline.get("levels", []):
+        for f in lv["findings"]:
+            key = finding_key(lv, f)
+            if f.get("where") is None:
+                exact.add(key)
+            else:
+                wheres.setdefault(key, []).append(f["where"])
+    return exact, {k: np.asarray(v, np.float64).reshape(-1, 3) for k, v in wheres.items()}
+
+
+def _is_known(key, where, exact, wheres) -> bool:
+    if where is None:
+        return key in exact
+    near = wheres.get(key)
+    if near is None:
+        return False
+    step = IDENTITY_GRID * (1.0 + 1e-6)  # one grid step either way: float noise at a rounding
+    return bool((np.abs(near - np.asarray(where, np.float64)).max(1) <= step).any())
 
 
 def _summarise(document: dict, fail_on: str) -> dict:
@@ -389,15 +416,17 @@ def combine_levels(levels, fail_on: str = ERROR) -> dict:
 
 def mark_baseline(document: dict, baseline: dict, baseline_file: str | None = None) -> dict:
     """Flag each finding of ``document`` ``new`` when ``baseline`` (a previous document) has
-    no finding with the same ``finding_key`` (every finding of both: the report lists all),
-    and list each level's new findings first (stable); ``summary.ok`` then means no new
-    finding fails the gate (the document's ``summary.fail_on``)."""
+    no finding of the same ``finding_key`` (a ``where`` within one IDENTITY_GRID step);
+    every finding is compared (no finding is left out of a report), and each level lists its
+    new findings first. ``summary.ok`` then means no new finding fails the gate (the
+    document's ``summary.fail_on``)."""
     if not isinstance(baseline, dict) or baseline.get("format") != REPORT_FORMAT:
         raise ValueError(f"baseline {baseline_file or ''}: not a {REPORT_FORMAT} report".strip())
-    known = {finding_key(lv, f) for lv in baseline.get("levels", []) for f in lv["findings"]}
+    exact, wheres = _known(baseline)
     for lv in document["levels"]:
         for f in lv["findings"]:
-            f["new"] = finding_key(lv, f) not in known
-        lv["findings"] = sorted(lv["findings"], key=lambda f: not f["new"])  # new first
-    document["baseline"] = {"file": baseline_file, "known_findings": len(known)}
+            f["new"] = not _is_known(finding_key(lv, f), f.get("where"), exact, wheres)
+        lv["findings"].sort(key=lambda f: not f["new"])  # stable: new first, else in order
+    known = len(exact) + sum(len(w) for w in wheres.values())
+    document["baseline"] = {"file": baseline_file, "known_findings": known}
     return _summarise(document, document["summary"].get("fail_on", ERROR))

@@ -12,11 +12,12 @@ import numpy as np
 from ..walk.report import EVENTS
 from .findings import worst_first
 from .naming import TriangleNames
-from .verdicts import Finding, capsule_finding, walk_finding, walk_verdict
+from .verdicts import capsule_finding, walk_finding, walk_verdict
 from .walkability import CEILING, STEEP, WALKABLE, WALL
 
 WORST_ROWS = 10  # rows listed per audit (the counts cover all)
 TRIANGLES_LISTED = 50  # penetrated triangles listed per capsule (the count covers all)
+FACES_LISTED = 200  # faces named per finding in report.json (``face_count`` covers all)
 CLASS_NAMES = {WALKABLE: "walkable", STEEP: "steep", WALL: "wall", CEILING: "ceiling"}
 
 
@@ -174,15 +175,23 @@ def warning_entry(w):
     return {"message": str(w)}
 
 
-def finding_row(finding: Finding, triangles, names: TriangleNames, bracket: bool = True,
-                value=None) -> dict:
-    """The finding as JSON with the faces it is about (``triangles``), named, and its
-    ``value`` (metres or degrees: a capsule's depth, the event's value, an audit row's; null
-    when none or infinite); with ``bracket`` the objects and faces are also named in its
-    message."""
-    faces = [names.name(t) for t in triangles]
-    row = value_row(dict(finding.to_dict(), faces=faces, new=None), "value", value,
+def finding_row(listed, names: TriangleNames, bracket: bool = True) -> dict:
+    """A ``findings.Listed`` as JSON: the finding with the faces it is about (the first
+    FACES_LISTED, named; ``face_count`` all of them), its ``value`` (metres or degrees: a
+    capsule's depth, the event's value, a problem's depth, clearance, rise or drop; null when
+    none or infinite), its ``size`` (m^2 of a region, m of a flight's riser or a ledge run),
+    ``where`` (its identity position) and ``count`` (the problems an info stands for); with
+    ``bracket`` the objects and faces are also named in its message."""
+    finding = listed.finding
+    triangles = np.asarray(listed.triangles, np.int64)
+    faces = [names.name(t) for t in triangles[:FACES_LISTED]]
+    row = value_row(dict(finding.to_dict(), faces=faces, new=None), "value", listed.value,
                     "no value for this finding")
+    row["face_count"] = int(triangles.size)
+    row["size"] = None if listed.size is None else round(float(listed.size), 4)
+    row["size_unit"] = listed.size_unit if listed.size is not None else None
+    row["where"] = None if listed.where is None else [float(x) for x in listed.where]
+    row["count"] = int(listed.counted)
     if not bracket:
         return row
     by_object: dict = {}

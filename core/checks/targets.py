@@ -9,8 +9,8 @@ with ``can_reach(points) -> (P,) bool`` and ``islands`` / ``traps`` (regions wit
 - ``TargetCheck(name, point, expect)``: ``expect`` "reachable" or "unreachable".
 - ``run_reachability(reach, mesh, spawns, targets, settings)`` -> ``ReachResults``.
 - ``reach_summary``: the report's ``reachability`` block.
-- ``target_findings`` / ``region_findings``: findings (severities from ``severity.py``:
-  targets are errors, islands and traps warnings).
+- ``target_findings``: findings (severities from ``severity.py``: targets are errors; the
+  islands' and traps' findings are ``findings.region_findings``).
 
 Frame and units: world space, metres, square metres.
 """
@@ -24,8 +24,6 @@ import numpy as np
 from ..mesh.solids import enclosing_solids
 from .spec import REACHABLE, TARGET_EXPECTATIONS
 from .verdicts import CLEAR, PENETRATING, Finding, format_vector
-
-REGIONS_LISTED = 20  # island and trap findings per level, largest first
 
 
 class TargetCheck(NamedTuple):
@@ -104,23 +102,6 @@ def target_findings(targets, reached) -> list:
                         f"not be; close the way there")
         out.append(Finding("target", t.name, t.expect, got, tuple(float(x) for x in t.point),
                            message))
-    return out
-
-
-def region_findings(result, name_of, limit: int = REGIONS_LISTED) -> list:
-    """Findings (kinds "islands", "traps") for the regions of a reachability result, largest
-    first, named by their first face (``name_of(triangle)``)."""
-    out = []
-    for kind, regions, what in (
-            ("islands", getattr(result, "islands", ()), "standable floor no spawn reaches"),
-            ("traps", getattr(result, "traps", ()), "floor a spawn reaches but cannot leave")):
-        for region in list(regions)[:limit]:
-            faces = np.asarray(region.faces, np.int64)
-            name = str(name_of(int(faces[0]))) if faces.size else kind
-            point = tuple(float(x) for x in np.asarray(region.point, float))
-            out.append(Finding(kind, name, "reachable", kind[:-1], point,
-                               f"{name}: {float(region.area):.1f} m^2 of {what}, e.g. at "
-                               f"{format_vector(point, 2)}"))
     return out
 
 

@@ -116,22 +116,107 @@ def test_the_panel_shows_the_summary_at_the_top(scene, bpy_module, mods):
             assert icon == mods.props.SEVERITY_ICONS[row.severity], row.label
 
 
-def test_stair_rows_count_risers_as_the_report_does(scene, bpy_module, mods):
-    """The panel and the report count stair problems by one core rule (one per riser)."""
+ROW_CHECKS = {"STAND": "stand", "STAIRS": "stairs", "HEADROOM": "headroom", "LEDGE": "ledges",
+              "ISLAND": "islands", "TRAP": "traps"}
+
+
+def _junit_counts(path, cases):
+    """{severity: lines} over the findings JUnit lists in ``cases`` (failures and
+    system-out lines, one per finding; attachments are not findings)."""
+    import xml.etree.ElementTree as ET  # noqa: PLC0415
+
+    counts: dict = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        if case.get("name") not in cases:
+            continue
+        for part in ("failure", "system-out"):
+            node = case.find(part)
+            for line in ([] if node is None else (node.text or "").splitlines()):
+                if not line.startswith("[[ATTACHMENT"):
+                    severity = line.split(":", 1)[0]
+                    counts[severity] = counts.get(severity, 0) + 1
+    return counts
+
+
+def test_the_panel_report_json_and_junit_count_the_same_findings(scene, bpy_module, mods,
+                                                                 tmp_path):
+    """Issue 24: on the sample level the panel's rows, report.json and junit.xml count the
+    audits' and reachability's findings by one rule in core: one per problem (a stair
+    flight, a ledge run, an island, ...), never one per object or one per face."""
+    import json  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from capsule_collision.levelcheck import sample_level  # noqa: PLC0415
+
     bpy = bpy_module
-    S.staircase(bpy, "Steps", [0.5] * 3, [0.6] * 3)
-    assert bpy.ops.capsule_collision.stair_audit() == {"FINISHED"}
-    (row,) = [r for r in scene.capsule_collision.results if r.kind == "STAIRS"]
-    level = mods.cache.cached_level(bh.depsgraph(), scene)
-    core = mods.core
-    result = core.stair_audit(level.mesh, mods.props.controller_settings(scene))
-    risers = mods.problems.stair_problems(result).rows.size
-    assert risers >= 2 and result.findings.size == 2 * risers  # two triangles a riser
-    assert row.label.startswith(f"{risers} risers of Steps too high")
-    assert row.face_count == risers  # one quad each
-    report = core.report.check_level(level.mesh, mods.props.controller_settings(scene),
-                                     checks=["stairs"])["audits"]["stairs"]
-    assert report["too_high"] + report["too_shallow"] == risers
+    scene.capsule_collision.live_check = False
+    sample_level.build(scene)
+    ops = bpy.ops.capsule_collision
+    for op in (ops.stand_test, ops.stair_audit, ops.headroom_audit, ops.ledge_audit,
+               ops.reachability):
+        assert op() == {"FINISHED"}
+    panel: dict = {}
+    for r in scene.capsule_collision.results:
+        if r.kind in ROW_CHECKS and r.severity in ("ERROR", "WARNING", "INFO"):
+            key = (ROW_CHECKS[r.kind], r.severity.lower())
+            panel[key] = panel.get(key, 0) + 1
+    stairs = [r for r in scene.capsule_collision.results if r.kind == "STAIRS"]
+    assert len(stairs) == 2 and {r.severity for r in stairs} == {"WARNING"}  # 45 cm, no tread
+    assert all("stair flight" in r.label for r in stairs)
+    blend = tmp_path / "sample.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend), copy=True)
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "capsule_collision.levelcheck", str(blend), "--out", str(out),
+         "--no-png", "--quiet", "--checks", "stand,stairs,headroom,ledges,reachability"],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    (level,) = json.loads((out / "report.json").read_text())["levels"]
+    report: dict = {}
+    for f in level["findings"]:
+        if f["check"] in ROW_CHECKS.values():
+            key = (f["check"], f["severity"])
+            report[key] = report.get(key, 0) + 1
+    assert panel == report and sum(panel.values()) >= 4
+    junit = _junit_counts(out / "junit.xml", {f"audit: {k}" for k in
+                                              ("stand", "stairs", "headroom", "ledges")}
+                          | {"reachability"})
+    by_severity: dict = {}
+    for (_, severity), n in report.items():
+        by_severity[severity] = by_severity.get(severity, 0) + n
+    assert junit == by_severity
+    # the panel: counts per check as the report counts them, the worst few of each listed
+    text = dict(mods.panels.check_counts(scene.capsule_collision.results))
+    assert text["STAIRS"] == "2 warnings"
+    ledges = report[("ledges", "info")]
+    assert ledges > mods.panels.ROWS_PER_CHECK and text["LEDGE"] == f"{ledges} infos"
+    rows = scene.capsule_collision.results
+    shown = mods.panels.shown_rows(rows, False)
+    assert sum(rows[k].kind == "LEDGE" for k in shown) == mods.panels.ROWS_PER_CHECK
+    assert len(mods.panels.shown_rows(rows, True)) == len(rows)
+    order = mods.panels.grouped_order(rows)
+    listed = [rows[k] for k in sorted(range(len(rows)), key=order.__getitem__)]
+    kinds = [r.kind for r in listed]
+    assert all(kinds.index(k) + kinds.count(k) - 1 == len(kinds) - 1 - kinds[::-1].index(k)
+               for k in set(kinds))  # each check's rows together
+    islands = [r for r in listed if r.kind == "ISLAND"]
+    assert [r.value for r in islands] == sorted((r.value for r in islands), reverse=True)
+    # the problems nobody reaches: one info row each audit, its faces in cc_out_of_reach,
+    # drawn by the overlay's Out of Reach toggle (off by default)
+    away = [r for r in rows if r.severity == "INFO" and "on floor no spawn reaches" in r.label]
+    assert away and all(r.kind in ("STAND", "STAIRS", "HEADROOM", "LEDGE") for r in away)
+    for r in away:
+        ob = bpy.data.objects[r.object]
+        flags = mods.results.read_face_flags(ob.data, mods.results.OUT_OF_REACH_ATTRIBUTE)
+        assert set(mods.props.decode_faces(r.faces).tolist()) <= set(np.flatnonzero(flags))
+    overlay = importlib.import_module(mods.panels.__name__.rsplit(".", 1)[0] + ".overlay")
+    assert not scene.capsule_collision.show_out_of_reach
+    drawn = overlay.overlay_geometry(scene, bh.depsgraph()).face_layer("out_of_reach")[0]
+    assert drawn.shape[0] == 0
+    scene.capsule_collision.show_out_of_reach = True
+    drawn = overlay.overlay_geometry(scene, bh.depsgraph()).face_layer("out_of_reach")[0]
+    assert drawn.shape[0] >= 3
 
 
 # ---------------------------------------------------------------- next / previous

@@ -17,6 +17,8 @@ def mods(addon):
         scene_data = importlib.import_module(addon.__name__ + ".addon.scene_data")
         props = importlib.import_module(addon.__name__ + ".addon.properties")
         results = importlib.import_module(addon.__name__ + ".addon.results")
+        findings = importlib.import_module(addon.__name__ + ".core.checks.findings")
+        naming = importlib.import_module(addon.__name__ + ".core.checks.naming")
     return M
 
 
@@ -313,9 +315,17 @@ def test_audit_attributes_equal_core(scene, bpy_module, mods, op, attr, kind, le
         got = np.flatnonzero(attribute(bpy, bpy.data.objects[obj_name], attr))
         np.testing.assert_array_equal(got, np.unique(np.concatenate(parts)), err_msg=obj_name)
     rows = [r for r in scene.capsule_collision.results if r.kind == kind]
-    assert sum(r.face_count for r in rows) == sum(
-        expected_faces(level, tris, n).size for n in level.objects) + sum(
-        r.unmapped for r in rows)
+    finding = {"STAND": "stand", "STAIRS": "stairs", "HEADROOM": "headroom",
+               "LEDGE": "ledges"}[kind]
+    explained = (mods.findings.low_headroom_regions(c.headroom_audit(level.mesh, settings))
+                 if kind == "STAND" else mods.findings.EMPTY_I)
+    listed = mods.findings.audit_findings(
+        finding, getattr(c, op)(level.mesh, settings), settings,
+        name_of=mods.naming.TriangleNames(level).label, explained=explained)
+    assert [r.severity for r in rows if r.severity != "PASSED"] == [
+        x.finding.severity.upper() for x in listed]  # one row per core finding, in order
+    assert [r.label for r in rows if r.severity != "PASSED"] == [
+        x.finding.message for x in listed]
 
 
 def test_stair_audit_row_names_the_flight_with_risers_too_high(scene, bpy_module):

@@ -106,8 +106,9 @@ def test_codes_rows_and_cells(scene, bpy_module, mods, unit):
     assert rows[3].value == pytest.approx(4.0, abs=0.05)  # the pit's floor
     assert rows[1].position[2] == pytest.approx(0.36 / unit, rel=1e-5)
     assert rows[3].position[2] == pytest.approx(-1.5 / unit, rel=1e-5)
-    assert rows[1].label == ("Island 1: 7.5 m² no spawn reaches, at (8.41, 6.39, 0.36): 1 face "
-                             "of Platform")
+    assert rows[1].label == ("island: 7.5 m² of standable floor no spawn reaches, e.g. at "
+                             "(8.41, 6.39, 0.36)")
+    assert rows[1].face_count == 1
     assert rows[0].label == (f"Reachability from 1 spawn: {res.reachable_area:.4g} m² "
                              "reachable, 2 islands (11.5 m²), 1 trap (4 m²)")
     assert rows[0].value == pytest.approx(res.reachable_area, rel=1e-6)
@@ -198,7 +199,8 @@ def test_an_island_on_an_instanced_and_a_mirrored_platform_names_its_instancer(s
     bpy.context.view_layer.update()
     assert bpy.ops.capsule_collision.reachability() == {"FINISHED"}
     rows = {r.object: r for r in _rows(scene, ("ISLAND",))}
-    assert {"Crate", "Platform", "Platform Mirrored"} <= set(rows)
+    # one row per island: the two platforms' tops side by side are one, its faces on both
+    assert "Crate" in rows and {"Platform", "Platform Mirrored"} & set(rows)
     crate_row = rows["Crate"]
     assert crate_row.instancer == "Crate Here"
     assert crate_row.value == pytest.approx(1.0, abs=0.15)  # its 1 x 1 m top, cell by cell
@@ -349,6 +351,14 @@ def test_the_spawn_flag_is_a_capsule_property_shown_for_capsules(scene, bpy_modu
     mods.panels.CAPSULE_COLLISION_PT_audits.draw(types.SimpleNamespace(layout=layout), ctx)
     ops = [c.args[0] for c in layout.mock_calls if c[0].endswith("operator")]
     assert "capsule_collision.reachability" in ops
+    notes = [c.kwargs.get("text") for c in layout.mock_calls if c[0].endswith("label")]
+    assert mods.panels.NO_SPAWN_NOTE not in notes  # a spawn scopes the audits already
+    cap.capsule_collision.spawn = False
+    layout = mock.MagicMock()
+    mods.panels.CAPSULE_COLLISION_PT_audits.draw(types.SimpleNamespace(layout=layout), ctx)
+    notes = [c.kwargs.get("text") for c in layout.mock_calls if c[0].endswith("label")]
+    assert notes[0] == mods.panels.NO_SPAWN_NOTE  # without one, the panel says what it does
+    cap.capsule_collision.spawn = True
     # the one gathering (the CLI's and Export Report's) says which capsules are spawns
     dg = bpy.context.evaluated_depsgraph_get()
     capsules, _paths = mods.scene_data.scene_checks(scene, dg, 1.0)
@@ -363,8 +373,9 @@ def test_export_report_floods_from_the_scene_spawns(scene, bpy_module, mods, tmp
     (level,) = json.loads(path.read_text())["levels"]
     found = [(f["check"], f["name"]) for f in level["findings"]
              if f["check"] in ("islands", "traps")]
-    assert found == [("islands", "Platform face 1"), ("islands", "Slab face 1"),
-                     ("traps", "Pit Floor face 1")]
+    assert found == [("islands", "island at (8.50, 6.50, 0.25)"),
+                     ("islands", "island at (9.00, 1.50, 2.00)"),
+                     ("traps", "trap at (3.00, 3.00, -1.50)")]  # named by where they are
 
 
 # ---------------------------------------------------------------- overlay data (no GPU)
@@ -450,10 +461,12 @@ def test_the_cli_takes_a_blends_spawn_capsules_as_spawns(scene, bpy_module, tmp_
     assert "reachability" in level["checks"] and "reachability" in level["timings_s"]
     found = [(f["check"], f["name"], f["severity"]) for f in level["findings"]
              if f["check"] in ("islands", "traps")]
-    assert found == [("islands", "Platform face 1", "warning"),
-                     ("islands", "Slab face 1", "warning"),
-                     ("traps", "Pit Floor face 1", "warning")]
-    island = [f for f in level["findings"] if f["name"] == "Platform face 1"][0]
+    assert found == [("islands", "island at (8.50, 6.50, 0.25)", "warning"),
+                     ("islands", "island at (9.00, 1.50, 2.00)", "warning"),
+                     ("traps", "trap at (3.00, 3.00, -1.50)", "warning")]
+    island = [f for f in level["findings"] if f["check"] == "islands"][0]
+    assert island["faces"][0]["object"] == "Platform"
+    assert island["face_count"] == 2  # its two triangles
     assert island["position"][2] == pytest.approx(0.36)
     _pictured(bpy, scene, tmp_path / "out", level)
     (tmp_path / "reach.levelcheck.json").write_text(json.dumps({"targets": [
@@ -483,7 +496,8 @@ def test_save_blend_marks_the_sidecars_spawns_and_floods_from_all(scene, bpy_mod
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (level,) = json.loads((tmp_path / "out" / "report.json").read_text())["levels"]
-    assert [f["name"] for f in level["findings"] if f["check"] == "islands"] == ["Slab face 1"]
+    assert [f["name"] for f in level["findings"] if f["check"] == "islands"] == [
+        "island at (9.00, 1.50, 2.00)"]  # the slab's top
     bpy.ops.wm.open_mainfile(filepath=str(tmp_path / "out" / "reach.levelcheck.blend"))
     added = bpy.data.objects["Spawn 1"]
     assert added.capsule_collision.role == "CAPSULE" and added.capsule_collision.spawn

@@ -75,10 +75,13 @@ def test_main_job_reports_the_two_level_bugs_where_they_are(main_job):
     designed["Main Route"] = "step_too_high"  # bug 2
     designed["Walk Ledge"] = "reached_goal"  # expects fell: it falls, then reaches its goal
     assert verdicts == designed
-    # the audits' problems are findings too: the 45 cm risers are warnings, ledges infos
+    # the audits' problems are findings too, one per problem: the 45 cm flight and the
+    # flight without treads are warnings (each with every bad riser's faces), ledges infos
     stairs = [f for f in level["findings"] if f["check"] == "stairs"]
-    assert {f["name"] for f in stairs if f["got"] == "too_high"} == {
-        "Stairs 45cm face 2", "Stairs 45cm face 4", "Stairs 45cm face 6"}
+    assert [f["got"] for f in stairs] == ["too_high", "too_shallow"]
+    assert {x["object"] for x in stairs[0]["faces"]} == {"Stairs 45cm"}
+    assert sorted({x["face"] for x in stairs[0]["faces"]}) == [2, 4, 6]  # its three risers
+    assert stairs[0]["name"].startswith("stair flight at (")
     assert {f["severity"] for f in stairs} == {"warning"}
     assert {f["severity"] for f in level["findings"] if f["check"] == "ledges"} == {"info"}
     # the console: one table naming objects and positions, the findings, then the outputs
@@ -86,7 +89,7 @@ def test_main_job_reports_the_two_level_bugs_where_they_are(main_job):
     assert "on Curb 45cm face" in proc.stdout
     assert "ERROR: path Main Route does not reach its goal" in proc.stdout
     warnings = doc["summary"]["by_severity"]["warning"]
-    assert warnings >= 7  # 3 risers too high, 4 treads too shallow, and the audits' others
+    assert warnings >= 4  # two flights, the corridor's and the low ceiling's regions, islands
     assert f"2 error(s), {warnings} warning(s)" in proc.stdout
     assert "2 fail the gate" in proc.stdout
     tail = proc.stdout.rstrip().splitlines()
@@ -124,10 +127,11 @@ def test_junit_has_a_case_per_capsule_path_and_audit_and_fails_the_two_bugs(main
     message = cases["walk: Main Route"].find("failure").get("message")
     assert "does not reach its goal" in message and "Curb 45cm" in message
     stairs = cases["audit: stairs"].find("system-out").text.splitlines()
-    assert sum(line.startswith("warning: Stairs 45cm face") for line in stairs) == 3
+    assert sum(line.startswith("warning: stair flight on Stairs 45cm face") for line in
+               stairs) == 1  # one flight, one line
     islands = cases["reachability"].find("system-out").text.splitlines()
-    assert any(line.startswith("warning: Curb 45cm face 1: 8.0 m^2 of standable floor no "
-                               "spawn reaches") for line in islands)  # the main route's bug
+    assert "warning: island: 8.0 m² of standable floor no spawn reaches, e.g. at (5.94, " \
+           "30.94, 0.45)" in islands  # the curb's top: the main route's bug
     assert float(cases["reachability"].get("time")) > 0.0
     attached = cases["capsule: Spawn Corridor"].find("system-out").text
     assert "[[ATTACHMENT|finding-0-1.png]]" in attached
@@ -294,7 +298,8 @@ def test_a_z_up_obj_read_on_its_side_is_a_warning_that_says_how_to_fix_it(export
     assert proc.returncode == 0, proc.stderr
     (level,) = _report(tmp_path / "side")["levels"]
     level_findings = {f["name"]: f for f in level["findings"] if f["check"] == "level"}
-    assert set(level_findings) == {"up_axis", "nothing_to_check"}
+    # (and an info: no spawn scopes the audits)
+    assert set(level_findings) == {"up_axis", "nothing_to_check", "audits_unscoped"}
     up = level_findings["up_axis"]
     assert up["severity"] == "warning" and "floors facing -Y" in up["message"]
     assert "pass --up Z" in up["message"]
@@ -630,3 +635,65 @@ def test_readme_first_command_runs_levelcheck_and_second_is_ci():
     assert blocks[0] == README_FIRST, "the README's first command runs the CLI on the sample"
     assert blocks[1] == test_cmd, "the README's second command must be CI's test command"
     assert ci.rstrip().splitlines()[-1] == 'bash -c "$test_command"'
+
+
+# ---------------------------------------------------------------- a shipped map (issue 24)
+def _junit_findings(path, cases=None) -> dict:
+    """{severity: findings} JUnit lists (failure and system-out lines, attachments aside),
+    over the test cases named ``cases`` (all when None)."""
+    counts: dict = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        if cases is not None and case.get("name") not in cases:
+            continue
+        for part in ("failure", "system-out"):
+            node = case.find(part)
+            for line in ([] if node is None else (node.text or "").splitlines()):
+                if not line.startswith("[[ATTACHMENT"):
+                    counts[line.split(":", 1)[0]] = counts.get(line.split(":", 1)[0], 0) + 1
+    return counts
+
+
+@pytest.mark.slow
+def test_a_shipped_map_lists_problems_where_a_player_can_be(tmp_path):
+    """Issue 24 on a shipped brush map (OpenArena's am_lavaarena clip mesh, Z-up OBJ, its own
+    spawns in a sidecar, Quake's player): report.json and junit.xml count the same findings;
+    each stand and headroom warning lies on floor a spawn reaches or beside it (checked
+    against the flood of the same level: one of its faces carries reachable floor, or
+    reachable floor lies within 0.6 m across and a step up or down of its place: the player
+    walks into it); the problems nobody reaches are one info per audit."""
+    import real_levels  # noqa: PLC0415
+    from capsule_collision import core  # noqa: PLC0415
+    from capsule_collision.core.checks.reachability import TRAP, triangle_classes  # noqa: PLC0415
+
+    level = real_levels.load("am_lavaarena", clip=True)
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"spawns": level.spawn_feet.tolist()}))
+    player = [a for k, v in real_levels.QUAKE_PLAYER.items() for a in ("--set", f"{k}={v}")]
+    out = tmp_path / "out"
+    proc = levelcheck(level.obj, "--up", "Z", "--spec", spec, *player, "--out", out,
+                      "--no-png", "--quiet", "--checks",
+                      "stand,stairs,headroom,ledges,reachability", timeout=1800)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (lv,) = _report(out)["levels"]
+    by_severity: dict = {}
+    for f in lv["findings"]:
+        by_severity[f["severity"]] = by_severity.get(f["severity"], 0) + 1
+    assert _junit_findings(out / "junit.xml") == by_severity
+    warned = [f for f in lv["findings"]
+              if f["check"] in ("stand", "headroom") and f["severity"] == "warning"]
+    assert warned and len(warned) <= 40
+    assert all("face" not in f["name"] for f in warned)  # named by where, not by index
+    away = [f for f in lv["findings"] if f["got"] == "out_of_reach"]
+    assert away and all(f["severity"] == "info" and f["count"] >= 1 for f in away)
+    # the flood of the same level, in core: each warning's faces meet reachable floor
+    mesh = core.TriangleMesh(level.vertices, level.triangles)
+    reach = core.reachability(mesh, level.spawn_feet,
+                              core.ControllerSettings(**real_levels.QUAKE_PLAYER))
+    on = triangle_classes(reach)
+    floor = reach.cell_points[reach.cell_class <= TRAP]
+    step = real_levels.QUAKE_PLAYER["step_height"]
+    for f in warned:
+        tris = np.array([x["triangle"] for x in f["faces"]])
+        d = np.abs(floor - np.asarray(f["position"]))
+        near = ((d[:, :2].max(1) <= 0.6) & (d[:, 2] <= step + 0.01)).any()
+        assert ((on[tris] >= 0) & (on[tris] <= TRAP)).any() or near, f["message"]

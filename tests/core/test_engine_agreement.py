@@ -17,15 +17,17 @@ import numpy as np
 import pytest
 from bench_engines import (
     END_AGREE,
+    Outcome,
     engine_outcomes,
     lip_place,
     make_job,
     model_settings,
     our_outcomes,
+    preset_differences,
     run_rapier_py,
     walk_ours,
 )
-from engine_lanes import ceiling, corridor, gap, lips, ramp, riser
+from engine_lanes import ceiling, corridor, flight, gap, lips, ramp, riser, wide_gap
 
 pytestmark = pytest.mark.slow  # about 8 s of walks, 14 s on the busy 2-core machine
 
@@ -92,3 +94,53 @@ def test_rapier_preset_stays_on_steep_slopes_above_a_lip_as_rapier_does():
     assert [lip_place(o) for o in theirs] == ["slope"] * 3
     assert [lip_place(o) for o in ours] == ["slope"] * 3
     assert max(float(np.linalg.norm(o.end - e.end)) for o, e in zip(ours, theirs)) < 0.5
+
+
+# issue 26: flights either side of Rapier's climb (0.4287 m; 3-6 risers on 25-40 cm treads,
+# straight and at 30 deg) and gaps about where it stops crossing at walking speed
+ISSUE26 = [flight(0.40, 0.25, 3), flight(0.42, 0.30, 6), flight(0.44, 0.30, 6),
+           flight(0.46, 0.40, 4), flight(0.42, 0.35, 5, 30.0), flight(0.48, 0.40, 4, 30.0),
+           wide_gap(1.2), wide_gap(1.3), wide_gap(1.36), gap(1.6)]
+
+
+def test_rapier_preset_agrees_with_rapier_on_flights_and_wide_gaps():
+    """Issue 26 at 60 Hz: the Rapier preset gives Rapier's verdict on every one of these
+    lanes (flights of 0.40-0.42 m climbed, 0.44 m and above refused at the first riser;
+    gaps of 1.2-1.36 m crossed, 1.6 m fallen into; between 1.4 and 1.5 m Rapier's verdict
+    turns with the lane's place in the level, README "Engines"), ends within 0.1 m."""
+    settings = model_settings("rapier")
+    job = make_job("issue26", ISSUE26)
+    reps, _frames, _sec = walk_ours(job, settings, 1.0 / HZ, single=False)
+    ours = our_outcomes(job, reps, settings.step_height)
+    theirs = engine_outcomes(job, run_rapier_py(job, 1.0 / HZ))
+    got = [(lane.name, o.verdict, e.verdict) for lane, o, e in zip(ISSUE26, ours, theirs)]
+    want = ["reached", "reached", "blocked", "blocked", "reached", "blocked",
+            "reached", "reached", "reached", "fell"]
+    assert [e for _n, _o, e in got] == want, got
+    assert [o for _n, o, _e in got] == want, got
+    far = [(lane.name, round(float(np.linalg.norm(o.end - e.end)), 3))
+           for lane, o, e in zip(ISSUE26, ours, theirs)
+           if float(np.linalg.norm(o.end - e.end)) > END_AGREE]
+    assert not far, far
+
+
+def test_preset_differences_lists_each_disagreement_once():
+    """The bench's issue 26 rows: a lane whose verdicts differ is listed with both verdicts
+    (whatever its ends), one whose verdicts agree with ends just over 0.1 m apart with the
+    distance, one 0.1 m apart not at all; a lane kind the engine did not walk is skipped."""
+    names = [ceiling(1.8), ceiling(1.81), ceiling(1.82)]
+    end = np.zeros(3)
+
+    def at(x):
+        return np.array([x, 0.0, 0.0])
+
+    results = {"ceiling": {"lanes": names,
+                           "ours": {"jolt": [Outcome("reached", end), Outcome("blocked", end),
+                                             Outcome("blocked", end)]},
+                           "jolt": [Outcome("blocked", end), Outcome("blocked", at(0.1001)),
+                                    Outcome("blocked", at(END_AGREE))]},
+               "ramp": {"lanes": [ramp(45.0)], "ours": {"jolt": [Outcome("fell", end)]}}}
+    total, verdict, far = preset_differences(results, "jolt", ["ceiling", "ramp"])
+    assert total == 3
+    assert verdict == [(names[0].name, "reached", "blocked")]
+    assert [(n, round(d, 4)) for n, d in far] == [(names[1].name, 0.1001)]

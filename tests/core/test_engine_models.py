@@ -7,12 +7,13 @@ import math
 
 import numpy as np
 import pytest
+from capsule_collision.core.checks.reachability import reachability
 from capsule_collision.core.controller.presets import from_jolt, from_rapier, to_rapier
 from capsule_collision.core.controller.settings import MODELS, ControllerSettings
 from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 from capsule_collision.core.walk.walkthrough import walkthrough, walkthrough_many
 from controller_scenes import RATES, box, grid, merge, wall_scene
-from engine_lanes import ceiling, corridor, gap, lips, riser
+from engine_lanes import ceiling, corridor, flight, gap, lips, riser
 
 PITCH = 12.0  # metres between lanes walked together (side by side along y)
 # the engines README's character, as each engine's preset gives it
@@ -199,3 +200,40 @@ def test_a_wall_without_step_up_is_blocked_not_a_low_ceiling(hz):
     s = ControllerSettings(step_height=0.0, skin_width=0.001, snap_distance=0.1)
     rep = walkthrough(wall_scene(thickness=0.2), [[0, 0, 0], [6, 0, 0]], s, dt=1.0 / hz)
     assert rep.kinds() == ["blocked", "stuck"]
+
+
+# ---------------------------------------------------------------- flights (issue 26)
+@pytest.mark.parametrize("model, low, high", [("exact", 0.34, 0.36), ("jolt", 0.68, 0.72),
+                                              ("rapier", 0.42, 0.44)])
+def test_reachability_climbs_the_flights_the_models_walk_climbs(model, low, high):
+    """A flight (5 risers on 30 cm treads) is a reachable route under a model exactly when
+    that model's walk climbs it: risers up to the model's climb height (exact 0.35 m, Jolt
+    0.70 m, Rapier 0.4287 m), not above. Before issue 26 reachability judged an engine
+    model by the exact model's 0.35 m, refusing flights of 0.36-0.44 m that Jolt and Rapier
+    both climb (tools/bench_engines.py, flight lanes)."""
+    s = MODEL_SETTINGS[model]
+    lanes = [flight(low, 0.3, 5), flight(high, 0.3, 5)]
+    walked, _reps = verdicts(lanes, s)
+    assert walked == ["reached", "blocked"]
+    parts, spawns, goals = [], [], []
+    for i, lane in enumerate(lanes):
+        off = np.array([0.0, i * PITCH, 0.0])
+        parts.append((lane.vertices + off, lane.triangles))
+        spawns.append(np.add(lane.start, off))
+        goals.append(np.add(lane.goal, off))
+    reach = reachability(TriangleMesh(*merge(parts)), spawns, s)
+    assert reach.can_reach(goals).tolist() == [True, False]
+
+
+@pytest.mark.slow  # 1-6 s a rate on the 2-core machine
+@pytest.mark.parametrize("hz", RATES)
+def test_engine_models_climb_flights_as_their_engines_do(hz):
+    """Measured with both engines (tools/bench_engines.py and the same lanes copied 8 times
+    over one level, 2026-11-28): Jolt climbs every flight of risers up to 0.44 m at 30, 60
+    and 120 Hz wherever it lies (from 0.46 m its verdict changes with the rest of the level,
+    README "Engines"); Rapier climbs 0.40-0.42 m flights and refuses 0.44 m ones straight on
+    (its single-riser limit 0.4287 m). The models do so at every rate; at 120 Hz Rapier
+    itself stalls on the nosing of some 0.36-0.42 m flights (not modelled)."""
+    lanes = [flight(0.44, 0.25, 3), flight(0.40, 0.4, 4, 30.0), flight(0.42, 0.3, 6)]
+    assert verdicts(lanes, JOLT, hz)[0] == ["reached"] * 3
+    assert verdicts(lanes, RAPIER, hz)[0] == ["blocked", "reached", "reached"]

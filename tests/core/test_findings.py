@@ -6,11 +6,18 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from capsule_collision.core.checks.findings import audit_findings, level_findings, worst_first
+from capsule_collision.core.checks.findings import (
+    IDENTITY_GRID,
+    audit_findings,
+    identity_point,
+    level_findings,
+    low_headroom_regions,
+    region_findings,
+    worst_first,
+)
 from capsule_collision.core.checks.sanity import SanityWarning
 from capsule_collision.core.checks.targets import (
     TargetCheck,
-    region_findings,
     run_reachability,
     target_findings,
     target_rows,
@@ -28,51 +35,138 @@ def _stairs():
         step=np.array([7, 7, 8, 8, 9]))
 
 
-def test_a_stair_problem_is_one_row_per_bad_riser_highest_first():
+def test_a_stair_problem_is_one_per_flight_its_highest_bad_riser():
     p = worst_first("stairs", _stairs())
+    assert p.rows.tolist() == [4] and p.faces.tolist() == [30]
+    assert p.got == ("too_high",) and p.value.tolist() == [0.5]
+    assert sorted(p.triangles(0).tolist()) == [10, 11, 30]  # both bad risers of the flight
+    two = _stairs()
+    two.flight = np.array([0, 0, 0, 0, 1])
+    p = worst_first("stairs", two)
     assert p.rows.tolist() == [4, 0] and p.faces.tolist() == [30, 10]
-    assert p.got == ("too_high", "too_high") and p.value.tolist() == [0.5, 0.4]
 
 
-def test_beyond_the_limit_one_finding_counts_the_rest():
-    stand = SimpleNamespace(faces=np.arange(5), depth=np.linspace(0.5, 0.1, 5),
-                            position=np.zeros((5, 3)))
-    findings, rows = audit_findings("stand", stand, lambda t: f"Floor face {t}", limit=2)
-    assert [f.name for f in findings] == ["Floor face 0", "Floor face 1", "stand: more"]
-    assert rows == [0, 1] and "3 more stand problem(s)" in findings[-1].message
-    # the report asks for every one (limit None): the baseline compares them all
-    every, rows = audit_findings("stand", stand, lambda t: f"Floor face {t}", limit=None)
-    assert [f.name for f in every] == [f"Floor face {k}" for k in range(5)] and rows == [
-        0, 1, 2, 3, 4]
+def _stand(region=None):
+    return SimpleNamespace(faces=np.arange(5), depth=np.linspace(0.5, 0.1, 5),
+                           position=np.arange(15.0).reshape(5, 3),
+                           region=np.arange(5) if region is None else region,
+                           region_area=np.full(5, 2.0))
 
 
-def test_one_finding_per_face_its_worst_row():
-    stand = SimpleNamespace(faces=np.array([4, 5, 7]), depth=np.array([0.1, 0.3, 0.2]),
-                            position=np.zeros((3, 3)))
-    faces = {4: "Floor face 2", 5: "Floor face 2", 7: "Ramp face 0"}  # 4, 5: one quad
-    findings, rows = audit_findings("stand", stand, faces.get)
-    assert [f.name for f in findings] == ["Floor face 2", "Ramp face 0"]
-    assert "penetrates 0.300 m" in findings[0].message and rows == [0, 1]
+def test_every_problem_is_listed_no_cap():
+    """Issue 27: no "at most 100 per audit": every problem is its own finding."""
+    listed = audit_findings("stand", _stand())
+    assert len(listed) == 5 and all(x.counted == 1 for x in listed)
+    assert [x.finding.position[0] for x in listed] == [0.0, 3.0, 6.0, 9.0, 12.0]  # deepest first
+
+
+def test_one_finding_per_region_named_by_where_it_is_not_by_face():
+    listed = audit_findings("stand", _stand(np.array([0, 0, 1, 1, 1])),
+                            name_of=lambda t: f"Floor face {t}")
+    assert len(listed) == 2
+    first, second = listed
+    # region 0's best try is 0.4 m in (row 1), region 1's 0.1 m (row 4): region 0 first
+    # named by the mean of its rows (whatever their order), shown at its worst row
+    assert first.finding.name == "cramped region at (1.50, 2.50, 3.50)"
+    assert first.finding.position == (3.0, 4.0, 5.0)
+    assert sorted(first.triangles.tolist()) == [0, 1] and first.size == 2.0
+    assert first.where == (1.5, 2.5, 3.5) and first.size_unit == "m2"
+    assert "Floor face 1" in first.finding.message and "0.400 m at best" in first.finding.message
+    assert second.value == pytest.approx(0.1) and sorted(second.triangles.tolist()) == [2, 3, 4]
+    assert "face" not in first.finding.name
+
+
+def test_a_region_cramped_by_a_low_ceiling_is_listed_once_by_headroom():
+    """Stand test and headroom share the cramped regions: one under a low ceiling is the
+    headroom audit's problem (its cause), the stand test lists only the others."""
+    stand = _stand(np.array([0, 0, 1, 2, 2]))
+    headroom = SimpleNamespace(faces=np.array([2]), clearance=np.array([1.2]),
+                               position=np.zeros((1, 3)), region=np.array([1]))
+    explained = low_headroom_regions(headroom)
+    assert explained.tolist() == [1]
+    listed = audit_findings("stand", stand, explained=explained)
+    assert sorted(sorted(x.triangles.tolist()) for x in listed) == [[0, 1], [3, 4]]
+    assert low_headroom_regions(None).size == 0
+
+
+def test_identity_point_rounds_to_the_grid():
+    assert identity_point((0.12, -0.13, 1.0)) == (0.0, -0.25, 1.0)
+    assert identity_point((-0.1, 0.0, 0.0)) == (0.0, 0.0, 0.0)  # never -0.0
+    assert IDENTITY_GRID == 0.25
 
 
 def test_ledges_without_floor_below_come_first():
     lg = SimpleNamespace(faces=np.array([1, 2, 3]), drop=np.array([1.0, np.inf, 2.0]),
                          position=np.zeros((3, 3)), edge_faces=np.array([7, 8]),
-                         edge_run=np.array([2, 0]))
+                         edge_run=np.array([2, 0]), length=np.array([1.0, 2.0, 3.0]))
     p = worst_first("ledges", lg)
     assert p.rows.tolist() == [1, 2, 0] and p.faces.tolist() == [2, 3, 1]
+    assert p.size.tolist() == [2.0, 3.0, 1.0] and p.triangles(1).tolist() == [3, 7]
 
 
-def test_audit_findings_are_named_by_face_capped_and_counted():
-    findings, rows = audit_findings("stairs", _stairs(), lambda t: f"Stairs face {t}",
-                                    SimpleNamespace(step_height=0.35), limit=1)
-    first, more = findings
-    assert rows == [0]  # the problem row (of stair_problems) of the listed finding
-    assert (first.check, first.name, first.got, first.severity) == (
-        "stairs", "Stairs face 30", "too_high", "warning")
-    assert "a 0.50 m riser, above the step height (0.35 m)" in first.message
-    assert (more.name, more.position) == ("stairs: more", None)
-    assert "1 more stairs problem(s)" in more.message
+def test_stair_findings_say_the_flight_and_its_riser():
+    (first,) = audit_findings("stairs", _stairs(), SimpleNamespace(step_height=0.35))
+    f = first.finding
+    assert (f.check, f.got, f.severity) == ("stairs", "too_high", "warning")
+    assert f.name == "stair flight at (5.00, 6.00, 7.00)"  # the mean of its bad risers' rows
+    assert "its highest riser 0.50 m, above the step height (0.35 m)" in f.message
+
+
+class Reaches:
+    """Stands in for a Reachability: triangle 2 carries reachable floor, triangle 3 a trap,
+    ``can_reach`` is true within 0.1 m of x = 100."""
+
+    cell_size = 0.1
+    settings = SimpleNamespace(up=(0.0, 0.0, 1.0))
+
+    def can_reach(self, points):
+        return np.abs(np.asarray(points)[:, 0] - 100.0) < 0.1
+
+
+def test_problems_on_floor_no_spawn_reaches_are_one_info(monkeypatch):
+    """Issue 24 section 1: with spawns, a problem is listed when one of its faces carries
+    reachable floor (or trap), or reachable floor lies a cell and a half from it (a slot's
+    mouth); the others make one info with their count and area."""
+    from capsule_collision.core.checks import findings as mod
+
+    monkeypatch.setattr(mod, "triangle_classes",
+                        lambda reach: np.array([-1, 2, 0, 1, -1, -1], np.int8))
+    stand = _stand(np.array([0, 1, 2, 3, 4]))
+    stand.position[4] = (100.24, 0.0, 0.0)  # 1.5 cells to the probe, reachable: listed
+    stand.position[0] = (100.26, 0.0, 0.0)  # its probe lands beyond reachable floor: not
+    listed = audit_findings("stand", stand, reach=Reaches())
+    assert [x.finding.severity for x in listed] == ["warning"] * 3 + ["info"]
+    assert sorted(int(x.triangles[0]) for x in listed[:3]) == [2, 3, 4]
+    info = listed[-1]
+    assert info.counted == 2 and info.size == 4.0 and info.triangles.tolist() == [0, 1]
+    assert info.finding.name == "stand: out_of_reach" and info.finding.got == "out_of_reach"
+    assert "2 cramped regions (4.0 m²) on floor no spawn reaches" in info.finding.message
+
+
+def test_invisible_islands_are_one_info_and_a_visible_one_says_why():
+    cause = SimpleNamespace(kind="riser", value=0.41, limit=0.35, point=(1, 2, 3),
+                            text="riser 0.41 m > step height 0.35 m at (1.00, 2.00, 3.00)")
+    seen = SimpleNamespace(faces=np.array([4]), area=3.0, point=np.array([1.0, 2.0, 3.0]),
+                           visible=True, causes=(cause,))
+    roof = SimpleNamespace(faces=np.array([7, 8]), area=50.0, point=np.zeros(3), visible=False)
+    hull = SimpleNamespace(faces=np.array([9]), area=500.0, point=np.ones(3), visible=False)
+    trap = SimpleNamespace(faces=np.array([5]), area=1.0, point=np.full(3, 5.0))
+    out = region_findings(SimpleNamespace(islands=(hull, roof, seen), traps=(trap,)))
+    assert [(x.finding.check, x.finding.severity, x.counted) for x in out] == [
+        ("islands", "warning", 1), ("islands", "info", 2), ("traps", "warning", 1)]
+    assert out[0].finding.name == "island at (1.00, 2.00, 3.00)"
+    assert out[0].finding.message.endswith("; riser 0.41 m > step height 0.35 m at "
+                                           "(1.00, 2.00, 3.00)")
+    assert out[1].size == 550.0 and out[1].triangles.tolist() == [7, 8, 9]
+    plain = SimpleNamespace(faces=np.array([4]), area=3.0, point=np.zeros(3))  # no flags yet
+    assert region_findings(SimpleNamespace(islands=(plain,), traps=()))[0].finding.severity \
+        == "warning"
+
+
+def test_audits_without_spawns_say_a_spawn_scopes_them():
+    found = level_findings([], has_checks=True, audits_unscoped=True)
+    assert [(f.name, f.severity) for f in found] == [("audits_unscoped", "info")]
+    assert "mark a spawn" in found[0].message
 
 
 def test_level_findings_are_warnings_and_say_when_there_is_nothing_to_check():
@@ -109,12 +203,35 @@ def test_targets_become_errors_when_their_expectation_fails():
         ("Far", "reachable", "unreachable", "error"),
         ("Secret", "unreachable", "reachable", "error")]
     assert [r["ok"] for r in target_rows(targets, res.reached)] == [True, False, False]
-    (island,) = region_findings(res.result, lambda t: f"Floor face {t}")
-    assert (island.check, island.name, island.severity) == ("islands", "Floor face 5",
-                                                            "warning")
+    (island,) = region_findings(res.result)
+    assert (island.finding.check, island.finding.name, island.finding.severity) == (
+        "islands", "island at (20.00, 0.00, 0.00)", "warning")
 
 
 def test_targets_without_spawns_are_refused_clearly():
     with pytest.raises(ValueError, match="targets need spawns"):
         run_reachability(lambda *a: FakeReach(), None, np.empty((0, 3)),
                          [TargetCheck("T", (0, 0, 0), "reachable")], None)
+
+
+def test_a_walled_pocket_on_a_reachable_floor_face_is_out_of_reach_an_open_slot_is_not():
+    """Issue 24 on real geometry: one big floor face (two triangles) carries the reachable
+    yard, a pocket 0.5 m wide walled in by 1 m thick walls (no way in: out of reach, though
+    its face carries reachable floor) and a slot as narrow open to the yard (the character
+    walks to its mouth: a warning). The pocket is one info, counted with its area."""
+    from audit_scenes import box, merge, quad
+    from capsule_collision.core import ControllerSettings, TriangleMesh, reachability
+    from capsule_collision.core.checks.audits import stand_test
+
+    parts = [quad((0, 0, 0), (20, 0, 0), (20, 20, 0), (0, 20, 0)),
+             box((4, 4, 0), (5, 8, 3)), box((5.5, 4, 0), (6.5, 8, 3)),  # the pocket's sides
+             box((5, 4, 0), (5.5, 5, 3)), box((5, 7, 0), (5.5, 8, 3)),  # and its ends
+             box((9, 5, 0), (10, 8, 3)), box((10.5, 5, 0), (11.5, 8, 3))]  # the slot, open
+    mesh = TriangleMesh(*merge(parts))
+    s = ControllerSettings()
+    reach = reachability(mesh, [[1.0, 1.0, 0.0]], s)
+    listed = audit_findings("stand", stand_test(mesh, s), s, reach)
+    assert [(x.finding.severity, x.counted) for x in listed] == [("warning", 1), ("info", 1)]
+    slot, pocket = listed
+    assert 10.0 <= slot.finding.position[0] <= 10.5 and slot.finding.position[1] >= 5.0
+    assert pocket.finding.got == "out_of_reach" and 0.9 < pocket.size < 1.1  # 0.5 x 2 m

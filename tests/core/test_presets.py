@@ -112,3 +112,83 @@ def test_overrides_and_unknown_engine():
         export(ControllerSettings(), "source")
     with pytest.raises(ValueError):
         from_unity(stepOffset=5.0)  # step higher than the character
+
+
+# ---------------------------------------------------------------- field by field (issue 26)
+# Settings whose every field has its own value, so that a field built from the wrong one
+# (to_jolt's mStickToFloorStepDown from step_height instead of snap_distance) shows.
+DISTINCT = ControllerSettings(radius=0.41, height=1.93, max_slope_deg=41.0, step_height=0.31,
+                              skin_width=0.023, snap_distance=0.47, min_step_depth=0.17,
+                              max_iterations=7, speed=5.3, gravity=9.4)
+# ControllerSettings fields each engine carries (its export has a field for each)
+CARRIED = {
+    "unity": ("radius", "height", "max_slope_deg", "step_height", "skin_width"),
+    "unreal": ("radius", "height", "max_slope_deg", "step_height", "speed", "gravity"),
+    "godot": ("radius", "height", "max_slope_deg", "skin_width", "snap_distance",
+              "max_iterations"),
+    "physx": ("radius", "height", "max_slope_deg", "step_height", "skin_width"),
+    "jolt": ("radius", "height", "max_slope_deg", "step_height", "skin_width",
+             "snap_distance", "min_step_depth", "max_iterations"),
+    "rapier": ("radius", "height", "max_slope_deg", "step_height", "skin_width",
+               "snap_distance", "min_step_depth"),
+}
+# DISTINCT exported, every field an engine has, in its own units (the oracle, by hand)
+EXPORTED = {
+    "unity": {"slopeLimit": 41.0, "stepOffset": 0.31, "skinWidth": 0.023, "radius": 0.41,
+              "height": 1.93},
+    "unreal": {"WalkableFloorAngle": 41.0, "WalkableFloorZ": math.cos(math.radians(41.0)),
+               "MaxStepHeight": 31.0, "CapsuleRadius": 41.0, "CapsuleHalfHeight": 96.5,
+               "MaxWalkSpeed": 530.0, "GravityZ": -940.0},
+    "godot": {"floor_max_angle": math.radians(41.0), "floor_snap_length": 0.47,
+              "safe_margin": 0.023, "radius": 0.41, "height": 1.93, "max_slides": 7},
+    "physx": {"slopeLimit": math.cos(math.radians(41.0)), "stepOffset": 0.31,
+              "contactOffset": 0.023, "radius": 0.41, "height": 1.11},
+    "jolt": {"mMaxSlopeAngle": math.radians(41.0), "mWalkStairsStepUp": (0.0, 0.31, 0.0),
+             "mStickToFloorStepDown": (0.0, -0.47, 0.0), "mCharacterPadding": 0.023,
+             "mWalkStairsStepForwardTest": 0.17, "mMaxCollisionIterations": 7,
+             "halfHeightOfCylinder": 0.555, "radius": 0.41},
+    "rapier": {"radius": 0.41, "half_height": 0.555, "offset": 0.023,
+               "max_slope_climb_angle": math.radians(41.0), "autostep_max_height": 0.31,
+               "autostep_min_width": 0.17, "snap_to_ground": 0.47},
+}
+
+
+def _assert_fields_equal(got: dict, want: dict):
+    assert got.keys() == want.keys()
+    for key, value in want.items():
+        assert got[key] == pytest.approx(value, abs=1e-12), key
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_export_gives_every_field_of_the_engine_from_its_own_setting(engine):
+    """Each engine field, by hand: a field built from another setting (each setting of
+    DISTINCT has its own value) fails here."""
+    _assert_fields_equal(export(DISTINCT, engine), EXPORTED[engine])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_preset_reads_every_field_of_the_engine_into_its_own_setting(engine):
+    s = preset(engine, **EXPORTED[engine])
+    for field in CARRIED[engine]:
+        assert getattr(s, field) == pytest.approx(getattr(DISTINCT, field), abs=1e-12), field
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_round_trip_carries_each_setting_alone(engine):
+    """Change one carried setting at a time: the round trip brings back that change and no
+    other (a field read from or written to the wrong setting moves two, or loses one)."""
+    base = preset(engine, **export(DISTINCT, engine))
+    for field in CARRIED[engine]:
+        value = getattr(DISTINCT, field)
+        moved = DISTINCT.replace(**{field: value + (1 if field == "max_iterations" else
+                                                    0.013 if field != "max_slope_deg"
+                                                    else 2.0)})
+        back = preset(engine, **export(moved, engine))
+        for other in CARRIED[engine]:
+            want = getattr(moved if other == field else base, other)
+            assert getattr(back, other) == pytest.approx(want, abs=1e-12), (field, other)
+
+
+def test_engine_presets_keep_their_model_through_the_round_trip():
+    for engine, model in (("jolt", "jolt"), ("rapier", "rapier"), ("unity", "exact")):
+        assert preset(engine, **export(DISTINCT, engine)).model == model

@@ -130,12 +130,14 @@ def test_walk_outcomes_point_at_the_event_that_broke_the_expectation():
 
 
 # ---------------------------------------------------------------- audit problems
-def test_stairs_count_risers_not_triangles(rooms):
-    """The too-high riser and the riser before the too-shallow tread are two problems, each
-    covering both triangles of its quad; StairResult.findings lists four triangles."""
+def test_stairs_count_flights_not_risers_or_triangles(rooms):
+    """The too-high riser and the riser before the too-shallow tread lie in two flights: two
+    problems, each covering both triangles of its quad; StairResult.findings lists four
+    triangles."""
     result = stair_audit(rooms, S)
     p = stair_problems(result)
-    assert p.kind == "stairs" and p.severity == WARNING and p.unit == "risers"
+    assert p.kind == "stairs" and p.severity == WARNING and p.unit == "flights"
+    assert np.unique(result.flight[p.rows]).size == 2 and p.size_unit == "m"
     assert p.rows.size == 2
     assert result.findings.size == 4
     np.testing.assert_array_equal(np.sort(p.triangles), np.sort(result.riser[result.findings]))
@@ -163,20 +165,40 @@ def test_a_riser_is_judged_by_its_first_row():
     assert stair_problems(flipped).rows.size == 0
 
 
-def test_every_stand_headroom_and_ledge_row_is_a_problem(rooms):
+def test_a_cramped_room_is_one_region_not_one_problem_per_face(rooms):
+    """Issue 24: the stand test's 48 faces of the low passage are one cramped region (one
+    problem, its area, the value of its worst face); headroom likewise; a ledge is a run."""
     for kind, result in (("stand", stand_test(rooms, S)),
-                         ("headroom", headroom_audit(rooms, S)),
-                         ("ledges", ledge_audit(rooms, S))):
+                         ("headroom", headroom_audit(rooms, S))):
         p = audit_problems(kind, result)
-        assert p.rows.tolist() == list(range(len(result.faces))), kind
-        assert p.triangles[:len(result.faces)].tolist() == result.faces.tolist()
-        assert p.position.shape == (len(result.faces), 3)
+        assert len(result.faces) == 48 and p.rows.size == 1, kind
+        assert sorted(p.triangles.tolist()) == sorted(result.faces.tolist())
+        assert p.owner.tolist() == [0] * 48 and p.unit == "regions" and p.size_unit == "m2"
+        value = result.depth if kind == "stand" else result.clearance
+        assert p.value[0] == value.min()  # the region's worst: how close the best try came
+        assert 0.0 < p.size[0] <= 8.0 * 2.0  # the passage's floor (x 20..28, y 0..2) at most
+        lo, hi = ROOMS["passage"]
+        assert lo <= p.position[0][0] <= hi
     ledges = ledge_audit(rooms, S)
     p = audit_problems("ledges", ledges)
+    assert p.rows.tolist() == list(range(len(ledges.faces)))
     assert p.severity == INFO and p.triangles.size == len(ledges.faces) + len(ledges.edge_faces)
     np.testing.assert_array_equal(p.owner[len(ledges.faces):], ledges.edge_run)
+    np.testing.assert_array_equal(p.size, ledges.length)
     with pytest.raises(ValueError, match="unknown audit 'walls'"):
         audit_problems("walls", ledges)
+
+
+def test_two_cramped_regions_are_two_problems_and_a_sliver_joins_its_region():
+    """Rows of faces carry their region (a sliver's row is its centroid's cell's region): a
+    problem per region, never per face."""
+    result = SimpleNamespace(faces=np.array([3, 4, 9, 5]), depth=np.array([0.2, 0.1, 0.3, 0.4]),
+                             position=np.arange(12.0).reshape(4, 3),
+                             region=np.array([1, 1, 0, 1]), region_area=np.array([2.0, 0.5]))
+    p = audit_problems("stand", result)
+    assert p.rows.tolist() == [2, 1]  # region 0 (its one face), region 1 (its shallowest row)
+    assert p.owner.tolist() == [1, 1, 0, 1] and p.size.tolist() == [2.0, 0.5]
+    assert p.value.tolist() == [0.3, 0.1]
 
 
 # ---------------------------------------------------------------- naming

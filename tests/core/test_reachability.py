@@ -317,9 +317,18 @@ def test_components_match_a_union_find():
         assert components(n, a, b).tolist() == roots.tolist()
 
 
-def test_an_engine_model_is_judged_by_the_exact_model():
+def test_an_engine_model_is_judged_by_the_exact_model_climbing_its_risers():
+    """Issue 26 (reach_links.engine_step_rule): the exact model's map and moves, with the
+    engine model's climb height for steps up. The 0.36 m platform the exact model cannot
+    climb is reached under Jolt (climb 0.70 m); with both platforms within a step, the
+    classes are the exact model's."""
     mesh = steps_scene()
     exact = reachability(mesh, [[1.0, 4.0, 0.0]], S)
     jolt = reachability(mesh, [[1.0, 4.0, 0.0]], S.replace(model="jolt"))
+    assert exact.can_reach([[6.0, 6.0, 0.36]]).tolist() == [False]
+    assert jolt.can_reach([[6.0, 6.0, 0.36], [6.0, 2.0, 0.34]]).tolist() == [True, True]
+    low = steps_scene(0.2, 0.3)
+    exact = reachability(low, [[1.0, 4.0, 0.0]], S)
+    jolt = reachability(low, [[1.0, 4.0, 0.0]], S.replace(model="jolt"))
     assert jolt.reachable_area == exact.reachable_area
     assert (jolt.cell_class == exact.cell_class).all()

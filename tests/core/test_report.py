@@ -134,7 +134,7 @@ def test_baseline_flags_only_new_findings(report):
     fewer["levels"][0]["findings"].pop(1)  # the walk
     marked = mark_baseline(json.loads(json.dumps(combine_levels([report]))), fewer)
     assert marked["summary"]["new_findings"] == 1 and not marked["summary"]["ok"]
-    # the new one listed first, the rest in their order
+    # every finding compared, the new one listed first (issue 27)
     assert [f["new"] for f in marked["levels"][0]["findings"]] == [True] + [False] * (n - 1)
     assert marked["levels"][0]["findings"][0]["check"] == "walk"
     fewer["levels"][0]["findings"].pop()  # a ledge (an info): new, but no gate fails on it
@@ -239,3 +239,41 @@ def test_reachability_block_counts_spawns_islands_and_traps_and_is_null_without_
     assert bare["reachability"] is None
     assert "reachability: not run, the level has no spawns" in console.summary(
         combine_levels([bare]))
+
+
+def _rooms_report(mesh, level="rooms"):
+    spawns = [[1.0, 1.5, 0.0], [21.0, 1.5, 0.0], [31.0, 1.5, 0.0], [11.0, 1.5, 0.0]]
+    return check_level(mesh, ControllerSettings(), level=level, spawns=spawns,
+                       checks=["walkability", "stand", "stairs", "headroom", "ledges",
+                               "reachability"])
+
+
+def test_identity_survives_reversed_faces_and_a_deleted_triangle():
+    """Issue 27: the same level re-exported with its faces (and vertices) in reversed order
+    and one ceiling triangle deleted elsewhere gives 0 new findings: findings are named by
+    where they are, never by face index. A real new problem is still new."""
+    from audit_scenes import one_problem_scene
+
+    mesh = one_problem_scene()
+    before = combine_levels([_rooms_report(mesh)])
+    checks = [f["check"] for f in before["levels"][0]["findings"]]
+    assert set(checks) >= {"headroom", "stairs", "ledges", "islands"}
+    assert "stand" not in checks  # the passage is cramped by its low ceiling: one problem
+    v, t = mesh.vertices, mesh.triangles
+    ceiling = np.flatnonzero((mesh.normals[:, 2] < -0.99) & (v[t[:, 0], 0] > 30.0))[0]
+    t = np.delete(t, ceiling, axis=0)
+    perm = np.arange(len(v))[::-1]  # vertex k moves to len - 1 - k
+    v2, t2 = v[perm], perm[t][::-1]  # perm is its own inverse
+    after = combine_levels([_rooms_report(TriangleMesh(v2, t2))])
+    marked = mark_baseline(json.loads(json.dumps(after)), json.loads(json.dumps(before)))
+    assert marked["summary"]["new_findings"] == 0
+    assert len(after["levels"][0]["findings"]) == len(before["levels"][0]["findings"])
+    names = {f["name"] for f in before["levels"][0]["findings"]}
+    assert not any("face" in n for n in names), names  # no face index in any identity
+    # a finding moved by more than one identity step is new
+    moved = json.loads(json.dumps(before))
+    f = next(f for f in moved["levels"][0]["findings"] if f["check"] == "headroom")
+    f["where"][0] += 0.5
+    remarked = mark_baseline(json.loads(json.dumps(after)), moved)
+    assert remarked["summary"]["new_findings"] == 1
+    assert remarked["levels"][0]["findings"][0]["check"] == "headroom"  # new first

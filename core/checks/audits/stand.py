@@ -62,13 +62,18 @@ class HeadroomResult(NamedTuple):
     faces : (K,) int64 faces with a cramped cell whose clearance is below ``height``;
     clearance : (K,) float64 metres, the lowest clearance over those cells of the face;
     position : (K, 3) float64 that cell's foot point; ceiling : (K,) int64 the triangle
-        above it.
+        above it;
+    region : (K,) int64 the cramped region of that cell (the stand test's numbering), so one
+        low-headroom region is one problem (core/checks/problems.py);
+    region_area : (R,) m^2 of the low-headroom cells of each cramped region (0: none).
     """
 
     faces: np.ndarray
     clearance: np.ndarray
     position: np.ndarray
     ceiling: np.ndarray
+    region: np.ndarray = np.empty(0, np.int64)
+    region_area: np.ndarray = np.empty(0)
 
 
 def _face_rows(smap: StandableMap, spans, key):
@@ -114,6 +119,9 @@ def headroom_audit(mesh, settings=None) -> HeadroomResult:
     smap = standable_map(mesh, s)
     low = np.flatnonzero((smap.state == CRAMPED) & (smap.clearance < s.height))
     if not low.size:
-        return HeadroomResult(EMPTY_I, np.empty(0), np.empty((0, 3)), EMPTY_I)
+        return HeadroomResult(EMPTY_I, np.empty(0), np.empty((0, 3)), EMPTY_I, EMPTY_I,
+                              np.zeros(smap.region_area.size))
     f, span = _face_rows(smap, low, smap.clearance[low])
-    return HeadroomResult(f, smap.clearance[span], smap.foot[span], smap.ceiling[span])
+    area = np.bincount(smap.region[low], smap.weight[low], minlength=smap.region_area.size)
+    return HeadroomResult(f, smap.clearance[span], smap.foot[span], smap.ceiling[span],
+                          smap.region[span], area)
