@@ -15,8 +15,8 @@ from bpy.props import EnumProperty, StringProperty
 
 from .. import core
 from ..core import report as core_report
-from ..core.checks.spec import EMPTY_SPEC, spawn_points
-from . import cache, level_parts, penetration, properties, results, scene_data, staleness
+from ..core.checks.held import held_document, held_level
+from . import cache, level_parts, penetration, properties, results, staleness
 
 # ---------------------------------------------------------------- shared adapter pieces
 
@@ -364,7 +364,8 @@ class CAPSULE_COLLISION_OT_clear_results(bpy.types.Operator):
 # ---------------------------------------------------------------- export
 
 class CAPSULE_COLLISION_OT_export_report(bpy.types.Operator):
-    """Write the level check as JSON, the schema the pipeline tool writes"""
+    """Write the results the panel holds as JSON (the pipeline tool's schema), stale ones
+    marked stale; runs no check"""
 
     bl_idname = "capsule_collision.export_report"
     bl_label = "Export Report"
@@ -382,9 +383,12 @@ class CAPSULE_COLLISION_OT_export_report(bpy.types.Operator):
         return {"RUNNING_MODAL"}
 
     def execute(self, context):
+        if not context.scene.capsule_collision.results:
+            self.report({"WARNING"}, NOTHING_TO_EXPORT)
+            return {"CANCELLED"}
         try:
-            report = build_report(context)
-        except ValueError as exc:
+            report = held_report(context)
+        except ValueError as exc:  # a row core cannot read as a finding
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         path = bpy.path.abspath(self.filepath)
@@ -394,31 +398,62 @@ class CAPSULE_COLLISION_OT_export_report(bpy.types.Operator):
         except OSError as exc:
             self.report({"ERROR"}, f"cannot write {path}: {exc.strerror}")
             return {"CANCELLED"}
-        summary = report["summary"]
+        summary, stale = report["summary"], report["run"]["stale_findings"]
         message = (f"Wrote {path}: {summary['findings']} findings"
                    if summary["findings"] else f"Wrote {path}: no findings")
+        if stale:
+            message += f", {stale} stale (marked): Re-check All to refresh them"
         context.scene.capsule_collision.last_report = message
-        self.report({"INFO"}, message)
+        self.report({"WARNING"} if stale else {"INFO"}, message)
         return {"FINISHED"}
 
 
-def build_report(context):
-    """The scene's report document: ``core.report`` on the level, the scene's capsules (role
-    CAPSULE) and paths (role PATH) with their expectations, reachability from the capsules
-    marked as spawns, the same schema the pipeline tool writes (one level). ValueError for an
-    unreadable level, capsule, path or setting."""
-    leave_edit_mode(context)
+NOTHING_TO_EXPORT = ("Nothing to export: the panel holds no results; run the checks first "
+                     "(Re-check All), then export what they found")
+# row kind -> the check (core.report.CHECKS) that wrote it
+ROW_KIND_CHECKS = {"PENETRATION": "penetration", "WALKABILITY": "walkability",
+                   "STAND": "stand", "STAIRS": "stairs", "HEADROOM": "headroom",
+                   "LEDGE": "ledges", "WALK": "walks", "REACHABILITY": "reachability",
+                   "ISLAND": "reachability", "TRAP": "reachability"}
+
+
+def held_report(context) -> dict:
+    """The report document of the results the panel holds (``core.checks.held``): one
+    finding per problem of the rows that are findings (counted as the panel counts them),
+    each stale one marked ``stale`` with its reason (``staleness``); the level's name, file,
+    objects and settings as they are now. Runs no check. A level that cannot be read now
+    (every collision mesh deleted) still exports the rows, stale as "level changed"."""
     scene = context.scene
-    settings = controller_settings(context)
-    level, depsgraph = level_of(context)
-    capsules, paths = scene_data.scene_checks(scene, depsgraph, level.unit_scale)
-    with Progress(context, 1):
-        res = core_report.run_checks(level.mesh, settings, capsules, paths,
-                                     spawns=spawn_points(EMPTY_SPEC, capsules))
+    s = scene.capsule_collision
+    try:
+        level = level_of(context)[0]
+    except ValueError:
+        level = None
+    reasons = staleness.stale_reasons(scene, level.stamp if level is not None else "gone")
+    unit = level.unit_scale if level is not None else properties.unit_scale(scene)
+    rows = list(s.results)
+    entries = [results.held_entry(r, unit, reason)
+               for r, reason in zip(rows, reasons) if results.is_finding(r)]
+    try:
+        settings = controller_settings(context).to_dict()
+    except ValueError:
+        settings = {}
+    checks = [c for c in core_report.CHECKS
+              if c in {ROW_KIND_CHECKS.get(r.kind) for r in rows}]
+    walkability = None
+    if "walkability" in checks:
+        walkability = {name.lower(): {"faces": int(n), "area_m2": round(float(a), 4)}
+                       for name, n, a in zip(properties.WALKABILITY_CLASSES, s.walk_counts,
+                                             s.walk_areas)}
     name = bpy.path.basename(bpy.data.filepath) or scene.name
-    report = core_report.level_report(res, level=name, file=bpy.data.filepath or None,
-                                      geometry=level)
-    return core_report.combine_levels([report])
+    level_doc = held_level(entries, level=name, file=bpy.data.filepath or None,
+                           objects=level.objects if level is not None else (),
+                           settings=settings,
+                           triangles=level.mesh.n_triangles if level is not None else 0,
+                           checks=checks,
+                           min_depth=core.verdicts.MIN_REPORTED_DEPTH,
+                           walkability=walkability)
+    return held_document([level_doc])
 
 
 classes = (

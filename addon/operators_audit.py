@@ -25,14 +25,14 @@ from . import level_parts, operators, operators_reach, results, staleness
 # row kind -> (core audit, finding kind, title, label of one object's row)
 AUDITS = {
     "STAND": (core.stand_test, "stand", "Stand Test",
-              "cannot stand on {n} faces of {obj}, deepest {v:.3g} m"),
+              "cannot stand on {n} faces of {obj}, deepest {v}"),
     "STAIRS": (core.stair_audit, "stairs", "Stair Audit",
                "{n} risers of {obj} too high or with treads too shallow, highest rise "
-               "{v:.3g} m"),
+               "{v}"),
     "HEADROOM": (core.headroom_audit, "headroom", "Headroom Audit",
-                 "{f} faces of {obj} with headroom below the capsule height, lowest {v:.3g} m"),
+                 "{f} faces of {obj} with headroom below the capsule height, lowest {v}"),
     "LEDGE": (core.ledge_audit, "ledges", "Ledge Audit",
-              "{n} ledge runs over an unsafe drop on {obj} ({f} faces), deepest {v:.3g} m"),
+              "{n} ledge runs over an unsafe drop on {obj} ({f} faces), {v}"),
 }
 
 

@@ -63,6 +63,23 @@ def summary_text(res, n_spawns, lost, inside=()) -> str:
     return text
 
 
+def spawns_in_walls(level, spawns) -> list:
+    """(name, penetrated triangles) of the spawn capsules ``spawns`` whose capsule penetrates
+    the level (a spawn inside a wall: the game would start the character stuck)."""
+    out = []
+    for ob in spawns:
+        tris = level.mesh.penetrating_triangles(scene_data.capsule_of(ob, level.unit_scale))
+        if tris.size:
+            out.append((ob.name, int(tris.size)))
+    return out
+
+
+def walled_text(walled) -> str:
+    """The summary's words for spawns inside walls (``spawns_in_walls``), or ""."""
+    return "".join(f"; spawn {name} is inside a wall (its capsule penetrates {n} "
+                   f"triangle{'' if n == 1 else 's'}): move it out" for name, n in walled)
+
+
 def _cells_object(scene, level, res, mask):
     """The "Reachability Cells" object (the previous one replaced): the cells ``mask``;
     None (and no object) when there is none."""
@@ -119,7 +136,8 @@ def current_reach(context, level, settings):
 def run_reachability(context):
     """Flood the level from the scene's spawns and write the attribute, rows and cells (the
     module docstring). Returns the message, or ("WARNING", message) when a spawn stands on
-    no floor. ValueError when there is no spawn, or the level or settings cannot be read."""
+    no floor or inside a wall (its capsule penetrates). ValueError when there is no spawn,
+    or the level or settings cannot be read."""
     edited = operators.leave_edit_mode(context)
     scene = context.scene
     spawns = scene_data.spawn_objects(scene)
@@ -143,17 +161,19 @@ def run_reachability(context):
             + results.finding_rows(level, "TRAP",
                                    [x for x in listed if x.finding.check == "traps"], key))
     found = bool(res.islands or res.traps)
-    summary = summary_text(res, len(spawns), lost, inside)
+    walled = spawns_in_walls(level, spawns)
+    summary = summary_text(res, len(spawns), lost, inside) + walled_text(walled)
+    warn = bool(lost or walled or inside)
     rows.insert(0, {"kind": "REACHABILITY", "capsule": "", "label": summary,
                     "value": float(res.reachable_area), "stamp": level.stamp, "inputs": key,
-                    "severity": "NONE" if found or lost or inside else "PASSED"})
+                    "severity": "NONE" if found or warn else "PASSED"})
     shown = results.write_face_codes(level, results.REACHABILITY_ATTRIBUTE, classes + 1)
     _cells_object(scene, level, res, square_cells(res, shown.astype(np.int16) - 1))
     level_parts.remember_results(scene, "REACHABILITY", level, np.arange(classes.size),
                                  (classes + 1).astype(np.int8))
     results.replace_rows(scene, set(REACH_KINDS), rows)
     message = summary + operators.edit_note(edited)
-    return ("WARNING", message) if lost or inside else message
+    return ("WARNING", message) if warn else message
 
 
 def _object_name(level, triangle: int) -> str:

@@ -1,7 +1,9 @@
 """One click away: look at a result row, and walk through the findings in severity order.
 
 ``capsule_collision.select_result`` shows one row: it selects exactly the row's faces in
-Edit Mode (face select, as the 3D-Print Toolbox does) or, where there are no faces to select,
+Edit Mode (face select, as the 3D-Print Toolbox does), on every object the problem spans (all
+of them in Edit Mode at once, Blender's multi-object Edit Mode; faces on instanced objects
+are named, not selected) or, where there are no faces to select,
 the thing the row is about (the capsule of a clear row, the marker of a walk event on no
 face, the path of a walk's verdict, the instancer of instanced geometry), frames it in the 3D
 View (View Selected, ``framing``) and, for a walk event of a baked walk, moves the timeline
@@ -17,7 +19,7 @@ import numpy as np
 from bpy.props import BoolProperty, IntProperty
 
 from ..core.checks.severity import rank
-from . import framing, operators, properties, staleness
+from . import framing, operators, properties, results, staleness
 
 FINDING_SEVERITIES = ("ERROR", "WARNING", "INFO")
 
@@ -102,6 +104,20 @@ def _target(row):
     return ob, faces
 
 
+def _more_parts(row, faces):
+    """The row's faces on its other objects (``results.row_parts`` after the first): (object
+    or None, faces, instancer name, unmapped) each; [] for a row selecting no faces."""
+    if faces is None:
+        return []
+    return [(bpy.data.objects.get(name), part, instancer, unmapped)
+            for name, instancer, part, unmapped in results.row_parts(row)[1:]]
+
+
+def _too_few_faces(ob, faces) -> bool:
+    return (faces is not None and ob is not None and ob.type == "MESH" and faces.size > 0
+            and faces.max() >= len(ob.data.polygons))
+
+
 def show_row(op, context, index, edit_mode=True, frame=True):
     """Select, frame and (walk events) jump to row ``index``; reports like an operator."""
     scene = context.scene
@@ -118,10 +134,11 @@ def show_row(op, context, index, edit_mode=True, frame=True):
         op.report({"ERROR"}, f"row {index} names no object that still exists "
                              f"({row.object or row.capsule!r})")
         return {"CANCELLED"}
-    if faces is not None and ob.type == "MESH" and faces.size and \
-            faces.max() >= len(ob.data.polygons):
-        op.report({"ERROR"}, f"{ob.name} has fewer faces than the result: it was edited "
-                             "since; run the check again")
+    more = _more_parts(row, faces)
+    edited = [o for o, f in [(ob, faces)] + [(m[0], m[1]) for m in more] if _too_few_faces(o, f)]
+    if edited:
+        op.report({"ERROR"}, f"{edited[0].name} has fewer faces than the result: it was "
+                             "edited since; run the check again")
         return {"CANCELLED"}
     stale = staleness.stale_reason(scene, row, current_stamp(context))
     operators.leave_edit_mode(context)
@@ -131,14 +148,24 @@ def show_row(op, context, index, edit_mode=True, frame=True):
         if instancer is None:
             op.report({"ERROR"}, f"{ob.name} is not in this view layer")
             return {"CANCELLED"}
-    message, box = _select(context, instancer or ob, faces if instancer is None else None,
-                           edit_mode)
+    parts = [(instancer or ob, faces if instancer is None else None)]
+    # the problem's faces on its other objects: selected too when they can be edited here
+    own = [(o, f) for o, f, inst, _u in more
+           if o is not None and not inst and o.name in context.view_layer.objects]
+    if instancer is None and own:
+        parts += own
+    message, box = _select(context, parts, edit_mode)
     s.results_index = index
     if instancer is not None:
         message += (f"; {ob.name} is instanced by {instancer.name}: edit {ob.name} in its "
                     "collection")
-    elif row.unmapped:
-        message += f"; {row.unmapped} more come from modifiers and cannot be selected"
+    away = sum(int(f.size) for o, f, inst, _u in more if inst or o is None
+               or o.name not in context.view_layer.objects)
+    if away:
+        message += f"; {away} more on instanced objects, edit them in their collection"
+    unmapped = row.unmapped + sum(m[3] for m in more)
+    if unmapped and instancer is None:
+        message += f"; {unmapped} more come from modifiers and cannot be selected"
     message += _frame_and_jump(context, row, frame, box)
     if stale:
         op.report({"WARNING"}, message + f"; the result is stale ({stale}): run the check "
@@ -148,25 +175,49 @@ def show_row(op, context, index, edit_mode=True, frame=True):
     return {"FINISHED"}
 
 
-def _select(context, ob, faces, edit_mode) -> tuple:
-    """Make ``ob`` the only selected, active object; select ``faces`` of a mesh and enter
-    Edit Mode on it when asked and there are faces. Returns the message and the world box of
-    the selected faces (None when no face is selected)."""
+def _select(context, parts, edit_mode) -> tuple:
+    """Make the objects of ``parts`` ((object, faces or None) each, the first active) the
+    only selected ones; select exactly ``faces`` of each mesh (objects sharing a mesh: the
+    union, on the first of them) and enter Edit Mode on all of them at once (multi-object
+    Edit Mode) when asked and there are faces. Returns the message and the world box of the
+    selected faces (None when no face is selected)."""
     for other in context.view_layer.objects:
         if other.select_get():
             other.select_set(False)
-    ob.hide_set(False)
-    ob.select_set(True)
-    context.view_layer.objects.active = ob
+    ob, faces = parts[0]
     if faces is None or ob.type != "MESH":
+        ob.hide_set(False)
+        ob.select_set(True)
+        context.view_layer.objects.active = ob
         return f"Selected {ob.name}", None
-    box = vertices_box(ob, select_faces(ob.data, faces))
+    by_mesh: dict = {}  # mesh name -> (object, faces)
+    for o, f in parts:
+        if o.type == "MESH" and f is not None:
+            have = by_mesh.get(o.data.name)
+            by_mesh[o.data.name] = (o, f) if have is None else (have[0], np.union1d(have[1], f))
+    boxes, chosen, total = [], [], 0
+    for o, f in by_mesh.values():
+        o.hide_set(False)
+        o.select_set(True)
+        box = vertices_box(o, select_faces(o.data, f))
+        if box is not None:
+            boxes.append(box)
+        chosen.append(o)
+        total += int(f.size)
+    context.view_layer.objects.active = ob
     context.tool_settings.mesh_select_mode = (False, False, True)
-    if edit_mode and faces.size:
-        with context.temp_override(active_object=ob, object=ob, selected_objects=[ob],
-                                   selected_editable_objects=[ob]):
+    if edit_mode and total:
+        with context.temp_override(active_object=ob, object=ob, selected_objects=chosen,
+                                   selected_editable_objects=chosen):
             bpy.ops.object.mode_set(mode="EDIT")
-    return f"Selected {faces.size} faces of {ob.name}", box
+    box = None
+    if boxes:
+        b = np.asarray(boxes, np.float64)
+        box = tuple(b[:, :3].min(0)) + tuple(b[:, 3:].max(0))
+    if len(chosen) == 1:
+        return f"Selected {total} faces of {ob.name}", box
+    each = ", ".join(f"{o.name} {int(f.size)}" for o, f in by_mesh.values())
+    return f"Selected {total} faces on {len(chosen)} objects ({each})", box
 
 
 def _frame_and_jump(context, row, frame, box) -> str:

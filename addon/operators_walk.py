@@ -242,13 +242,26 @@ def _walk_rows(ob, report, level, key, rate, reach):
     trace = np.asarray(report.trace, float) / scale
     common = {"kind": "WALK", "capsule": ob.name, "stamp": level.stamp, "inputs": key,
               "rate": int(rate), "has_bounds": True}
+    outcome = walk_outcome(expect, report).upper()
+    # the finding (Export Report): the walk's verdict, and the event that broke it, are one
+    unexpected = expect.strip().lower() == verdicts.ANY
+    walk = {"check": "route" if unexpected else "walk", "finding": ob.name,
+            "expected": expect.strip().lower(), "got": verdicts.walk_verdict(report),
+            "has_position": True}
+    n_events = sum(e.kind != "reached_goal" for e in report.events)  # reaching it is none
     rows = [dict(common, label=f"{ob.name}: {goal} in {report.duration:.2f} s, "
-                               f"{len(report.events)} events{exp}",
-                 severity=walk_outcome(expect, report).upper(), time=float(report.duration),
-                 position=tuple(trace[-1]), bounds=tuple(trace.min(0)) + tuple(trace.max(0)))]
+                               f"{n_events} events{exp}",
+                 severity=outcome, time=float(report.duration),
+                 position=tuple(trace[-1]), bounds=tuple(trace.min(0)) + tuple(trace.max(0)),
+                 **walk)]
     for event, outcome in zip(report.events, walk_event_outcomes(expect, report)):
         if event.kind == "reached_goal":
             continue
+        if outcome == "info":  # an event that is not what broke the expectation
+            common.update(check="walk_event", finding=f"{ob.name}: {event.kind} at "
+                          f"{event.time:.2f} s", expected="", got=event.kind)
+        else:
+            common.update(walk)
         name, face, instancer = _event_source(level, event.triangle)
         at = np.asarray(event.position, float) / scale
         rows.append(dict(
@@ -259,6 +272,8 @@ def _walk_rows(ob, report, level, key, rate, reach):
                   + (f" on {TriangleNames(level).label(event.triangle)}" if name else ""),
             face_count=1 if name else 0,
             value=0.0 if event.value is None else float(event.value),
+            has_value=event.value is not None and bool(np.isfinite(event.value)),
+            has_position=True,
             faces=[face] if face >= 0 else [], unmapped=int(bool(name) and face < 0),
             time=float(event.time), position=tuple(at),
             bounds=tuple(at - reach) + tuple(at + reach)))

@@ -31,7 +31,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import core
-from . import cache, level_parts, live_state, overlay_reach, results, scene_data
+from . import cache, level_parts, live_state, overlay_reach, results, scene_data, scene_render
 from .overlay_marks import (
     CONTACT,
     EVENT_COLORS,
@@ -51,6 +51,19 @@ PENETRATION_TINT = (1.0, 0.45, 0.45, 0.45)  # lighter than the capsule's red: th
 WALKABILITY_COLORS = results.WALKABILITY_COLORS[:4].copy()  # WALKABLE, STEEP, WALL, CEILING
 WALKABILITY_COLORS[:, 3] = (0.35, 0.35, 0.25, 0.35)
 WALKABILITY_NAMES = ("Walkable", "Steep", "Wall", "Ceiling")
+# RGBA per cc_collision_diff code (operators_diff.DIFF_CODES): none, hole, invisible wall,
+# walk-through wall, reach differs, floating, sunk; drawn on render and collision meshes.
+DIFF_COLORS = np.array([
+    (0.0, 0.0, 0.0, 0.0),  # none: not drawn
+    (1.0, 0.05, 0.05, 0.6),  # hole: red (an error)
+    (1.0, 0.55, 0.0, 0.55),  # invisible wall: orange
+    (0.95, 0.2, 0.75, 0.55),  # walk-through wall: magenta
+    (0.3, 0.45, 1.0, 0.5),  # reach differs: blue
+    (0.2, 0.9, 0.95, 0.45),  # floating: cyan
+    (0.55, 0.4, 0.2, 0.5),  # sunk: brown
+], np.float32)
+DIFF_NAMES = ("", "Hole", "Invisible wall", "Walk-through wall", "Reach differs", "Floating",
+              "Sunk")
 
 
 class FaceLayer(NamedTuple):
@@ -78,15 +91,21 @@ FACE_LAYERS = (
               "Cannot stand", (0.95, 0.25, 0.95, 0.5)),
     FaceLayer("stairs", "show_stairs", results.AUDIT_ATTRIBUTES["STAIRS"], "STAIRS",
               "Stair problem", (1.0, 0.5, 0.1, 0.55)),
+    # headroom a pure blue: the island's violet and the ceiling's purple stay apart from it
     FaceLayer("headroom", "show_headroom", results.AUDIT_ATTRIBUTES["HEADROOM"], "HEADROOM",
-              "Low headroom", (0.35, 0.5, 1.0, 0.5)),
+              "Low headroom", (0.05, 0.3, 1.0, 0.5)),
     FaceLayer("ledges", "show_ledges", results.AUDIT_ATTRIBUTES["LEDGE"], "LEDGE",
               "Ledge", (1.0, 0.9, 0.15, 0.55)),
     FaceLayer("out_of_reach", "show_out_of_reach", results.OUT_OF_REACH_ATTRIBUTE, None,
               "Out of reach (audits)", (0.55, 0.55, 0.55, 0.45)),
     FaceLayer("penetration", "show_penetration", results.PENETRATION_ATTRIBUTE, None,
               "Penetrated", PENETRATION_TINT),
+    FaceLayer("collision_diff", "show_collision_diff", results.DIFF_ATTRIBUTE, None,
+              "Render vs collision", None, DIFF_COLORS, DIFF_NAMES),
 )
+# Layers drawn on the render meshes too (scene_render: the meshes the collision source
+# leaves out), not only on the level's parts.
+RENDER_LAYERS = ("collision_diff",)
 LAYER_BY_NAME = {layer.name: layer for layer in FACE_LAYERS}
 
 
@@ -140,25 +159,41 @@ class OverlayGeometry:
 
 # ---------------------------------------------------------------- face layers
 class _Attributes:
-    """Face attribute values per mesh, read once per pass (linked duplicates, instances)."""
+    """Face attribute values per mesh, read once per pass (linked duplicates, instances).
 
-    def __init__(self):
+    A mesh in Edit Mode keeps its values in the edit data, where the original mesh's
+    attribute arrays are empty (``foreach_get`` would raise a length mismatch on every
+    redraw): its values are read from the evaluated object converted with ``to_mesh``
+    (``scene_data.readable_mesh``), whose faces are the original faces in Edit Mode (the
+    level reads it so, ``scene_data.faces_map_back``). A count that still disagrees gives no
+    values (the layer falls back to the last run's per-triangle results), never an error."""
+
+    def __init__(self, depsgraph=None):
         self.values: dict = {}
+        self.depsgraph = depsgraph
 
     def of(self, ob, name):
         if ob is None or ob.type != "MESH":
             return None
         key = (ob.data.name, name)
         if key not in self.values:
-            me = ob.data
-            attr = me.attributes.get(name)
-            vals = None
-            if attr is not None and attr.domain == "FACE":
-                vals = np.empty(len(me.polygons),
-                                dtype=np.int8 if attr.data_type == "INT8" else bool)
-                attr.data.foreach_get("value", vals)
-            self.values[key] = vals
+            if ob.mode == "EDIT" and self.depsgraph is not None:
+                with scene_data.readable_mesh(ob.evaluated_get(self.depsgraph)) as me:
+                    self.values[key] = face_values(me, name)
+            else:
+                self.values[key] = face_values(ob.data, name)
         return self.values[key]
+
+
+def face_values(me, name):
+    """(F,) int8 or bool values of ``me``'s face attribute ``name``, or None when ``me`` has
+    none (or its array does not hold one value per face: an edit mesh's stale original)."""
+    attr = me.attributes.get(name)
+    if attr is None or attr.domain != "FACE" or len(attr.data) != len(me.polygons):
+        return None
+    vals = np.empty(len(me.polygons), dtype=np.int8 if attr.data_type == "INT8" else bool)
+    attr.data.foreach_get("value", vals)
+    return vals
 
 
 def live_hits_by_part(scene) -> dict:
@@ -244,12 +279,17 @@ def face_layers(scene, depsgraph, shown) -> dict:
     except ValueError:
         return {}
     unit = scene_data.unit_scale_of(scene)
-    attrs = _Attributes()
+    attrs = _Attributes(depsgraph)
     live = live_hits_by_part(scene) if "penetration" in shown else {}
     out: dict = {name: [] for name in shown}
-    for part in parts:
+    render_shown = [n for n in shown if n in RENDER_LAYERS]
+    drawn_parts = [(part, shown) for part in parts]
+    if render_shown:
+        drawn_parts += [(part, render_shown)
+                        for part in scene_render.render_parts(depsgraph, scene)]
+    for part, names in drawn_parts:
         ob = results.object_for(part.name)
-        for name in shown:
+        for name in names:
             layer = LAYER_BY_NAME[name]
             values = part_values(layer, part, ob, attrs, scene, live)
             if values is None:

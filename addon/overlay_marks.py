@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import core
+from ..core.checks.verdicts import format_depth
 from . import cache, gizmos, scene_data
 
 RED = (1.0, 0.05, 0.05, 0.9)
@@ -153,10 +154,9 @@ def push_mark(level, name: str, capsule) -> PushMark | None:
     start = 0.5 * (capsule.a + capsule.b)
     deepest = points[0] if len(points) else start
     if result.buried:
-        depth = "no way out" if not np.isfinite(result.distance) else f"{result.distance:.2f} m"
-        label = f"{name}: buried, {depth}"
+        label = f"{name}: buried, {format_depth(result.distance, 2)}"
     else:
-        label = f"{name}: {result.distance:.2f} m deep"
+        label = f"{name}: {format_depth(result.distance, 2)} deep"
     return PushMark(name, (points / unit).astype(np.float32),
                     (deepest / unit).astype(np.float32), (start / unit).astype(np.float32),
                     (np.zeros(3) if result.buried else result.vector / unit).astype(np.float32),
@@ -214,10 +214,12 @@ def push_layer(scene, marks) -> tuple[np.ndarray, np.ndarray]:
 
 # ---------------------------------------------------------------- traces and events
 def trace_layer(scene):
-    """(lines (N, 3), colours (N, 4)) of every walk trace's edges, coloured by ``grounded``."""
+    """(lines (N, 3), colours (N, 4)) of every walk trace's edges, coloured by ``grounded``;
+    not of a trace in Edit Mode (its arrays are in the edit data; Blender draws its edges)."""
     pts, cols = [], []
     for ob in scene.objects:
-        if ob.type != "MESH" or scene_data.role_of(ob) != "TRACE" or not ob.visible_get():
+        if (ob.type != "MESH" or scene_data.role_of(ob) != "TRACE" or not ob.visible_get()
+                or ob.mode == "EDIT"):
             continue
         me = ob.data
         n = len(me.vertices)

@@ -54,9 +54,11 @@ def empty(cols=3):
 
 
 def cells_objects(scene) -> list:
-    """The visible "Reachability Cells" objects (role CELLS) of the scene."""
+    """The visible "Reachability Cells" objects (role CELLS) of the scene; not one in Edit
+    Mode (its arrays are in the edit data, and Blender draws its points itself)."""
     return [ob for ob in scene.objects
-            if scene_data.role_of(ob) == "CELLS" and ob.type == "MESH" and ob.visible_get()]
+            if scene_data.role_of(ob) == "CELLS" and ob.type == "MESH" and ob.visible_get()
+            and ob.mode != "EDIT"]
 
 
 def _cells_data(ob):

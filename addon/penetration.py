@@ -26,6 +26,7 @@ import numpy as np
 
 from ..core.checks import verdicts
 from ..core.checks.problems import capsule_outcome
+from ..core.checks.verdicts import format_depth
 from . import results, scene_data, staleness
 
 
@@ -94,7 +95,13 @@ def capsule_rows(scene, level, j: Judged) -> list[dict]:
     common = {"kind": "PENETRATION", "capsule": ob.name, "stamp": level.stamp,
               "inputs": j.key,
               "severity": capsule_outcome(check.expect, verdict).upper(),
-              "position": tuple(np.asarray(ob.matrix_world.translation)), "has_bounds": True}
+              "position": tuple(np.asarray(ob.matrix_world.translation)), "has_bounds": True,
+              # the finding (Export Report): one per capsule, whatever objects it penetrates
+              "check": ("penetration" if check.expect.strip().lower() == verdicts.ANY
+                        else "capsule"),
+              "finding": ob.name, "expected": check.expect.strip().lower(),
+              "got": verdict.word,
+              "has_position": True}
     expect = _expect_text(check, holds)
     tris, depths, normals = verdict.triangles, verdict.depths, verdict.normals
     if not tris.size and verdict.solid >= 0:
@@ -116,8 +123,9 @@ def capsule_rows(scene, level, j: Judged) -> list[dict]:
         rows.append(dict(
             common, object=name, instancer=results.instancer_of(level_name, target),
             label=f"{ob.name} in {name}: {faces.size + unmapped} faces{extra}, "
-                  f"deepest {depths[deepest]:.4g} m{expect}",
+                  f"deepest {format_depth(depths[deepest])}{expect}",
             face_count=int(faces.size + unmapped), value=float(depths[deepest]),
+            has_value=True,
             push_out=tuple(normals[deepest] * depths[deepest] / scale), faces=faces,
             unmapped=int(unmapped), bounds=_box(corners, scale)))
     return rows

@@ -98,6 +98,9 @@ RESULT_KINDS = (
     ("REACHABILITY", "Reachability", "Where the character can go from the spawns (summary)"),
     ("ISLAND", "Island", "Standable floor no spawn reaches"),
     ("TRAP", "Trap", "Floor a spawn reaches but cannot leave (a pit, a one-way drop)"),
+    ("COLLISION_DIFF", "Render vs Collision", "Where the collision differs from the render "
+     "meshes for the character: holes, invisible walls, walls it walks through, floating or "
+     "sunk feet, reach that differs"),
 )
 
 ROLE_ITEMS = (
@@ -230,14 +233,41 @@ class CAPSULE_COLLISION_PG_result(bpy.types.PropertyGroup):
     event: StringProperty(name="Event", description="Walk event rows: the event's kind")
     rate: IntProperty(name="Frame Rate", default=0, min=0,
                       description="Walk rows: the simulation's steps per second (Hz)")
+    # The finding a row stands for (core.checks.verdicts.Finding, findings.Listed): what
+    # Export Report writes from the panel without running the checks again (results.py).
+    check: StringProperty(name="Check", description="Finding kind (core.checks.severity): "
+                          "capsule, penetration, walk, route, walk_event, stand, ...")
+    finding: StringProperty(name="Finding", description="The finding's name: a capsule or "
+                            "path, or a problem named by where it is")
+    expected: StringProperty(name="Expected", description="The verdict expected")
+    got: StringProperty(name="Got", description="The verdict found (the cause, in a word)")
+    where: FloatVectorProperty(name="Where", size=3, subtype="NONE",
+                               description="The finding's identity position, metres on core's "
+                               "identity grid (findings.IDENTITY_GRID)")
+    has_where: BoolProperty(name="Has Where", default=False)
+    has_position: BoolProperty(name="Has Position", default=False,
+                               description="Whether Position says where the finding is")
+    has_value: BoolProperty(name="Has Value", default=False,
+                            description="Whether Value is the finding's value (else none)")
+    size: FloatProperty(name="Size", description="How big the problem is: m² or m (Size Unit)")
+    size_unit: StringProperty(name="Size Unit", description='"m2", "m" or empty (no size)')
+    count: IntProperty(name="Count", default=1, min=0,
+                       description="How many problems the finding stands for (an info row "
+                       "counting those out of reach)")
+    spans: StringProperty(
+        name="Spans", description="JSON: the row's faces on its other objects, "
+        "[[object, instancer, base64 faces, unmapped], ...] (Object holds the most)",
+    )
 
 
 class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
     """Character capsule, controller limits and what the extension checks and draws."""
 
     radius: FloatProperty(
-        name="Radius", default=0.35, min=0.0001, soft_max=5.0, unit="LENGTH", precision=3,
-        update=_preset_to_custom,
+        # min 0, not a clamp to 0.1 mm: a radius typed as 0 is an error naming the radius
+        # (core's "radius must be > 0"), never a tiny capsule or a skin-width message
+        name="Radius", default=0.35, min=0.0, soft_min=0.0001, soft_max=5.0, unit="LENGTH",
+        precision=3, update=_preset_to_custom,
         get_transform=default_in_scene_units(0.35, 0.0001),
         description="Capsule radius. Corridors narrower than twice this block the character",
     )
@@ -358,6 +388,15 @@ class CAPSULE_COLLISION_PG_settings(bpy.types.PropertyGroup):
         name="Reachability", default=True,
         description="Draw where the character can go: reachable floor, islands and traps "
         "coloured, cramped floor as squares where it is, and the spawns")
+    show_collision_diff: BoolProperty(
+        name="Render vs Collision", default=True,
+        description="Draw where the collision differs from the render meshes (Render vs "
+        "Collision), on both, coloured by kind")
+    diff_tolerance: FloatProperty(
+        name="Floor Tolerance", default=0.03, min=0.0, soft_max=0.5, unit="LENGTH",
+        precision=3, description="Render vs Collision: how far the collision floor may lie "
+        "above or below the render floor under a standing character before the feet float "
+        "or sink")
     show_legend: BoolProperty(name="Legend", default=True,
                               description="Draw the overlay's legend in the viewport corner")
     live_check: BoolProperty(
@@ -401,8 +440,9 @@ class CAPSULE_COLLISION_PG_object(bpy.types.PropertyGroup):
 
     role: EnumProperty(name="Role", items=ROLE_ITEMS, default="NONE",
                        description="Objects with a role are never collision geometry")
-    radius: FloatProperty(name="Radius", default=0.35, min=0.0001, soft_max=5.0,
-                          unit="LENGTH", precision=3, description="Capsule radius",
+    radius: FloatProperty(name="Radius", default=0.35, min=0.0, soft_min=0.0001,
+                          soft_max=5.0, unit="LENGTH", precision=3,
+                          description="Capsule radius (0 is an error naming it)",
                           update=_recheck_capsule,
                           get_transform=default_in_scene_units(0.35, 0.0001))
     height: FloatProperty(name="Height", default=1.8, min=0.0002, soft_max=10.0,

@@ -12,6 +12,7 @@ from . import (
     live,
     operators,
     operators_audit,
+    operators_diff,
     operators_export,
     operators_proxy,
     operators_reach,
@@ -21,13 +22,15 @@ from . import (
     overlay,
     panels,
     panels_authoring,
+    panels_diff,
     properties,
 )
 
 # properties first: the other modules' classes point at its property groups
 classes = tuple(c for m in (properties, operators, operators_select, operators_recheck,
                            operators_audit, operators_reach, operators_walk, operators_proxy,
-                           operators_export, panels, panels_authoring)
+                           operators_export, operators_diff, panels, panels_authoring,
+                           panels_diff)
                 for c in m.classes)
 HOOK_MODULES = (live, gizmos, overlay)
 

@@ -6,10 +6,13 @@ attributes on the ORIGINAL meshes, rows on ``scene.capsule_collision.results``, 
 "Capsule Collision Results" collection.
 """
 
+import json
+
 import bpy
 import numpy as np
 
-from ..core.checks.severity import PASSED, SEVERITIES, count_by_severity
+from ..core.checks.held import count_findings
+from ..core.checks.severity import PASSED, SEVERITIES
 from . import properties, scene_data
 
 RESULTS_COLLECTION = scene_data.RESULTS_COLLECTION  # "Capsule Collision Results"
@@ -36,9 +39,11 @@ REACH_CODES = {REACH_NONE: "none (no standable floor: walls, ceilings, cramped o
                REACH_REACHABLE: "reachable from a spawn, and back",
                REACH_TRAP: "trap: a spawn reaches it but cannot get back",
                REACH_ISLAND: "island: no spawn reaches it"}
+# INT8 FACE: render against collision (operators_diff.DIFF_CODES), on both levels' meshes.
+DIFF_ATTRIBUTE = "cc_collision_diff"
 ALL_ATTRIBUTES = ((PENETRATION_ATTRIBUTE, WALKABILITY_ATTRIBUTE, WALKABILITY_COLOR_ATTRIBUTE)
                   + tuple(AUDIT_ATTRIBUTES.values()) + tuple(OUT_OF_REACH_ATTRIBUTES.values())
-                  + (OUT_OF_REACH_ATTRIBUTE, REACHABILITY_ATTRIBUTE))
+                  + (OUT_OF_REACH_ATTRIBUTE, REACHABILITY_ATTRIBUTE, DIFF_ATTRIBUTE))
 UNKNOWN_WALKABILITY = -1  # INT8 code of an original face no evaluated triangle maps back to
 
 # RGBA per core walkability code (WALKABLE, STEEP, WALL, CEILING), then unknown.
@@ -340,34 +345,119 @@ def _world_box(level, tris) -> tuple:
     return tuple(pts.min(0)) + tuple(pts.max(0))
 
 
+def finding_fields(finding, *, where=None, size=None, size_unit=None, counted=1,
+                   value=None) -> dict:
+    """The row fields keeping what a core finding (``core.checks.verdicts.Finding``) says,
+    for Export Report (``held_entry``): check, name, expected, got, its identity ``where``
+    (metres), size (m^2 or m), how many problems it counts, whether ``value`` is one."""
+    out = {"check": finding.check, "finding": finding.name, "expected": finding.expected,
+           "got": finding.got, "count": int(counted),
+           "has_value": value is not None and bool(np.isfinite(value))}
+    if where is not None:
+        out.update(where=tuple(float(x) for x in where), has_where=True)
+    if size is not None and np.isfinite(size):
+        out.update(size=float(size), size_unit=size_unit or "")
+    return out
+
+
 def finding_rows(level, kind, listed, key) -> list[dict]:
     """One row per finding (``core.checks.findings.Listed``: a cramped region, a flight, a
     run, an island, a trap, or an info counting those out of reach): its severity, label (the
     finding's message), value (metres; its size, m^2 or m, when it has no value: an island's
-    area), position, the world box of all its faces, and as the faces to select those of the
-    object holding most of them (a row selects in one object; ``face_count`` counts all)."""
+    area), position, the finding's fields (``finding_fields``), the world box of all its
+    faces and the faces themselves on every object they lie on: ``object``/``faces`` the
+    object holding most, ``spans`` the others (Select selects them all)."""
     rows = []
     unit = level.unit_scale
     for item in listed:
         f = item.finding
         tris = np.asarray(item.triangles, np.int64)
-        groups = group_triangles(level, tris)
+        groups = sorted(group_triangles(level, tris), key=lambda g: -(g[1].size + g[2]))
         row = {"kind": kind, "capsule": "", "label": f.message, "stamp": level.stamp,
                "inputs": key, "severity": f.severity.upper(),
                "value": float(item.value if item.value is not None else item.size or 0.0),
                "face_count": sum(int(g[1].size + g[2]) for g in groups)}
-        if groups:
-            obj_index, faces, unmapped, _ = max(groups, key=lambda g: g[1].size + g[2])
-            level_name = level.objects[obj_index]
-            target = object_for(level_name)
-            row.update(object=target.name if target is not None else level_name,
-                       instancer=instancer_of(level_name, target), faces=faces,
-                       unmapped=int(unmapped), has_bounds=True,
-                       bounds=_world_box(level, tris))
+        row.update(finding_fields(f, where=item.where, size=item.size,
+                                  size_unit=item.size_unit, counted=item.counted,
+                                  value=item.value))
+        parts = [_part(level, g) for g in groups]
+        if parts:
+            name, instancer, faces, unmapped = parts[0]
+            row.update(object=name, instancer=instancer, faces=faces, unmapped=unmapped,
+                       has_bounds=True, bounds=_world_box(level, tris))
+            row["spans"] = encode_spans(parts[1:])
         if f.position is not None:
-            row["position"] = tuple(np.asarray(f.position, float) / unit)
+            row.update(position=tuple(np.asarray(f.position, float) / unit), has_position=True)
         rows.append(row)
     return rows
+
+
+def _part(level, group) -> tuple:
+    """(object name, instancer, original faces, unmapped) of a ``group_triangles`` group."""
+    obj_index, faces, unmapped, _ = group
+    level_name = level.objects[obj_index]
+    target = object_for(level_name)
+    return (target.name if target is not None else level_name,
+            instancer_of(level_name, target), faces, int(unmapped))
+
+
+def encode_spans(parts) -> str:
+    """``row.spans`` of (object name, instancer, faces, unmapped) parts ("" for none)."""
+    if not parts:
+        return ""
+    return json.dumps([[n, i, properties.encode_faces(f), int(u)] for n, i, f, u in parts])
+
+
+def row_parts(row) -> list[tuple]:
+    """Every (object name, instancer, (K,) int32 original faces, unmapped) a row's faces lie
+    on: its ``object`` first (the most faces), then its ``spans``; [] when it has none."""
+    out = []
+    if row.object:
+        out.append((row.object, row.instancer, properties.decode_faces(row.faces),
+                    int(row.unmapped)))
+    for name, instancer, faces, unmapped in (json.loads(row.spans) if row.spans else ()):
+        out.append((name, instancer, properties.decode_faces(faces), int(unmapped)))
+    return out
+
+
+# Finding kind of a row written before rows kept their finding (kind -> check).
+ROW_CHECKS = {"STAND": "stand", "STAIRS": "stairs", "HEADROOM": "headroom", "LEDGE": "ledges",
+              "ISLAND": "islands", "TRAP": "traps"}
+
+
+def _row_check(row) -> str:
+    if row.check:
+        return row.check
+    if row.kind == "PENETRATION":
+        return "capsule" if row.severity == "ERROR" else "penetration"
+    if row.kind == "WALK":
+        if row.event and row.severity == "INFO":
+            return "walk_event"
+        return "walk" if row.severity == "ERROR" else "route"
+    return ROW_CHECKS.get(row.kind, "level")
+
+
+def held_entry(row, unit: float, stale: str = "", faces: bool = True) -> dict:
+    """The finding a row holds as ``core.checks.held`` takes it: metres (``unit``: metres
+    per Blender unit), its faces named ``{"triangle": -1, "object", "face"}`` (``faces``
+    False: none, for counting), ``stale`` and its reason."""
+    named = []
+    for name, instancer, part, _unmapped in (row_parts(row) if faces else ()):
+        who = f"{instancer}/{name}" if instancer else name
+        named += [{"triangle": -1, "object": who, "face": int(x)} for x in part]
+    about = row.finding or row.capsule or row.label
+    if row.kind == "WALK" and row.event and not row.finding:
+        about = f"{row.capsule}: {row.event} at {row.time:.2f} s"
+    return {"check": _row_check(row), "severity": row.severity.lower(), "name": about,
+            "expected": row.expected, "got": row.got or row.event,
+            "position": (tuple(float(x) * unit for x in row.position)
+                         if row.has_position else None),
+            "message": row.label, "faces": named, "face_count": int(row.face_count),
+            "value": float(row.value) if row.has_value else None,
+            "size": float(row.size) if row.size_unit else None,
+            "size_unit": row.size_unit or None,
+            "where": tuple(row.where) if row.has_where else None,
+            "count": int(row.count), "stale": bool(stale), "stale_reason": stale}
 
 
 def faces_by_mesh(level, tris) -> dict:
@@ -381,12 +471,23 @@ def faces_by_mesh(level, tris) -> dict:
     return out
 
 
+def is_finding(row) -> bool:
+    """Whether a row is a finding (error, warning or info; not passed or a data row)."""
+    return row.severity.lower() in SEVERITIES
+
+
+def finding_rows_of(rows) -> list:
+    """The rows that are findings (``is_finding``)."""
+    return [r for r in rows if is_finding(r)]
+
+
 def severity_counts(scene) -> dict:
-    """``{"error": n, "warning": m, "info": k, "passed": p}`` over the scene's rows (core's
-    ``count_by_severity``; data rows such as walkability classes are not counted)."""
+    """``{"error": n, "warning": m, "info": k, "passed": p}`` over the scene's rows: the
+    findings by core's rule (``core.checks.held.count_findings``: a capsule's rows on two
+    objects are one finding), what Export Report's summary counts; passed rows as rows
+    (data rows such as walkability classes are not counted)."""
     rows = scene.capsule_collision.results
-    counts = count_by_severity(r.severity.lower() for r in rows
-                               if r.severity.lower() in SEVERITIES)
+    counts = count_findings([held_entry(r, 1.0, faces=False) for r in finding_rows_of(rows)])
     counts[PASSED] = sum(1 for r in rows if r.severity == "PASSED")
     return counts
 

@@ -376,7 +376,8 @@ class PartSource(NamedTuple):
 
 def read_part(source: PartSource, unit_scale: float) -> Part | None:
     """The arrays of one part (None when its mesh has no faces); an object in Edit Mode is
-    read from its edit data (``readable_mesh``)."""
+    read from its edit data (``readable_mesh``). ValueError naming the object and its first
+    vertex that is not finite (NaN or infinite), never a nameless "vertices must be finite"."""
     edit = in_edit_mode(source.eval_obj)
     with readable_mesh(source.eval_obj) as me:
         pos, tris, tri_face = mesh_triangles(me)
@@ -384,6 +385,13 @@ def read_part(source: PartSource, unit_scale: float) -> Part | None:
             return None
         mapped = (source.maps_back and source.original is not None
                   and faces_map_back(source.original, me, edit))
+    bad = np.flatnonzero(~np.isfinite(pos).all(axis=1))
+    if bad.size:  # before the world matrix: the designer's vertex index, as Edit Mode shows
+        x, y, z = (float(c) for c in pos[bad[0]])
+        raise ValueError(f"object {source.name!r}: vertex {int(bad[0])} is not finite "
+                         f"({x:g}, {y:g}, {z:g})" + (f" and {bad.size - 1} more"
+                                                      if bad.size > 1 else "")
+                         + "; fix or delete it in Edit Mode")
     verts, flipped = world_points(pos, source.matrix, unit_scale)
     if flipped:
         tris = tris[:, [0, 2, 1]]

@@ -46,7 +46,8 @@ def capsule_of(obj, unit_scale: float) -> Capsule:
 
     Radius and height come from ``obj.capsule_collision`` (Blender units), scaled by the
     object's scale (radius by the larger of the X/Y scales, height by the Z scale) and by
-    ``unit_scale``. ValueError when the object carries no capsule or the sizes are invalid.
+    ``unit_scale``. ValueError naming the object when it carries no capsule, the sizes are
+    invalid (a radius of 0 included) or its Z scale is negative (a mirrored capsule).
     """
     pg = getattr(obj, "capsule_collision", None)
     if pg is None or not hasattr(pg, "radius"):
@@ -55,6 +56,11 @@ def capsule_of(obj, unit_scale: float) -> Capsule:
     cols = np.linalg.norm(m[:3, :3], axis=0)
     if cols[2] == 0.0:
         raise ValueError(f"capsule {obj.name!r} has zero scale along its axis")
+    scale_z = float(getattr(obj, "scale", (1.0, 1.0, 1.0))[2])
+    if scale_z < 0.0:  # a mirror: the capsule would hang down from its foot, upside down
+        raise ValueError(f"capsule {obj.name!r} has a negative Z scale ({scale_z:g}): its "
+                         f"axis would point down from its foot; make Scale Z positive "
+                         f"(rotate the capsule to tilt it)")
     radius = float(pg.radius) * float(max(cols[0], cols[1])) * unit_scale
     height = float(pg.height) * float(cols[2]) * unit_scale
     foot = m[:3, 3] * unit_scale

@@ -15,6 +15,7 @@ from .checks.audits import (
     stand_test,
     walkable_faces,
 )
+from .checks.collision_diff import CollisionDiff, DiffProblem, collision_diff
 from .checks.push_out import PushOut, push_out
 from .checks.reachability import Reachability, Region, reachability
 from .checks.sanity import SanityWarning, level_warnings
@@ -104,6 +105,9 @@ __all__ = [
     "LEDGE_MAX_DROP",
     "walkable_faces",
     "reachability",
+    "collision_diff",
+    "CollisionDiff",
+    "DiffProblem",
     "Reachability",
     "Region",
     "level_warnings",

@@ -276,6 +276,25 @@ SANITY_UP_MIN_FRACTION = 0.2
 # brush-built maps have walls on both sides of each brush, so floors alone do not outweigh the
 # walls facing any one way (rule (a) misses them).
 SANITY_FLAT_RATIO = 0.5
+# Dimensionless. Rule (c) of a level on its side: risers (wall planes 5 cm to one step height
+# tall: stair risers, kerbs, ledge lips) are a thing of gravity. On the four OpenArena maps
+# (clip and render meshes, tests/core/test_sanity_real.py) the risers across Z take 0.09-0.88%
+# of the area and those across X or Y at most a quarter of that, so SANITY_RISER_RATIO = 3
+# times up's riser area across another axis (and at least SANITY_RISER_MIN_FRACTION of the
+# level's area, with at least SANITY_RISER_ACROSS times up's floor-or-ceiling area across it:
+# oa_koth1 on its side has 0.9 times, a floor with a few thin walls 0.2) says the level lies on
+# its side, where the area rules (a) and (b) see boxes balanced every way.
+SANITY_RISER_RATIO = 3.0
+SANITY_RISER_MIN_FRACTION = 5e-4
+SANITY_RISER_ACROSS = 0.5
+SANITY_RISER_MIN_M = 0.05  # metres: lower wall planes are trims and seams, not risers
+# Character heights. A level smaller than SANITY_MIN_EXTENT_HEIGHTS character heights across
+# whose tallest wall is lower than SANITY_MIN_WALL_HEIGHTS of the character is 100 times too
+# small (a metre level in a centimetre scene: OpenArena's 65-205 m maps become 0.6-2 m across,
+# their tallest walls 0.3-0.6 m, their storeys 3-6 cm); a toy scene of a box a metre high has a
+# wall as tall as half a character, a lone floor no wall, and neither is warned.
+SANITY_MIN_EXTENT_HEIGHTS = 2.0
+SANITY_MIN_WALL_HEIGHTS = 0.5
 # Character heights. The area-weighted median height of a level's wall faces above this many
 # character heights (90 m at 1.8 m) says centimetres: walls in a metre level are storeys and
 # cliffs of 2-40 m, a centimetre level's doors (180-220) and storeys (300) are 100+.
@@ -414,3 +433,16 @@ HULL_COLLINEAR_REL = 1e-12
 # Metres: a vertex this far outside a face's plane still counts as on the convex side
 # (Blender stores float32 positions: 100 m away they round by ~4e-6 m).
 CONVEX_TOL = 1e-5
+
+# ------------------------------- render against collision (core/checks/collision_diff.py)
+# Metres a collision floor may lie above or below the render floor under a standing character
+# before it is floating / sunk: the default of 3 cm, below what a player notices at
+# the feet, above the centimetre a clip brush is often offset by. A setting
+# (``collision_diff(..., tolerance=)``).
+COLLISION_DIFF_TOLERANCE = 0.03
+# Metres the capsule may overlap the other mesh before it is an invisible wall or a wall the
+# character walks through: a stair ramp along the nosings has sides a few centimetres above
+# the flight's stepped sides (3.4 cm for 0.17 m risers beside the flight's foot), which no
+# player notices; a crate or a wall is tens of centimetres. Pinned by
+# tests/core/test_collision_diff.py::test_stair_ramp_gives_no_hole_or_wall.
+COLLISION_DIFF_WALL_TOLERANCE = 0.05

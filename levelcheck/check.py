@@ -100,11 +100,18 @@ def check_one(bpy, level, job, work_dir: str, say):
     spec = level.spec
     say(f"level {level.display}: loading")
     t0 = time.perf_counter()
+    render, render_from = None, None
+    if level.render is not None and "collision_diff" in job.checks:
+        say(f"level {level.display}: loading its render level {spec.render}")
+        render, render_from = scene.read_render_file(bpy, level.render, level.up,
+                                                     level.forward), spec.render
     blender_scene = scene.load(bpy, level.path, level.up, level.forward)
     t1 = time.perf_counter()
     scene.set_collision_source(bpy, blender_scene, job.collection or spec.collection,
                                job.naming or bool(spec.naming))
     geometry, scene_settings, scene_caps, scene_paths = scene.read(bpy, blender_scene)
+    if render is None and "collision_diff" in job.checks:
+        render, render_from = scene.read_render(bpy, blender_scene)
     t2 = time.perf_counter()
     fields = resolve_settings(scene_settings, job.preset or spec.preset, spec.settings,
                               job.settings)
@@ -115,8 +122,9 @@ def check_one(bpy, level, job, work_dir: str, say):
     res = core_report.run_checks(
         geometry.mesh, settings, capsules, paths, checks=job.checks, min_depth=job.min_depth,
         frame_rates=job.frame_rates, spawns=spawns, targets=targets,
-        likely_up=_likely_up(level),
+        likely_up=_likely_up(level), render=None if render is None else render.mesh,
         progress=lambda m: say(f"level {level.display}: {m}"))
+    res.render_geometry, res.render_source = render, render_from
     res.warnings = _warnings(level, res)
     name = spec.name or ("Sample level" if level.path is None else
                          os.path.basename(level.path))

@@ -5,6 +5,7 @@ and face at fault), the audits' counts, the findings with what to fix, and one v
 from __future__ import annotations
 
 from ..core.checks.severity import fails
+from ..core.checks.verdicts import format_depth
 
 LISTED_PER_KIND = 10  # findings listed per kind below the gate (all failing ones are listed)
 
@@ -46,7 +47,8 @@ def summary(document) -> str:
             objs = sorted({t["object"] or f"triangle {t['triangle']}" for t in c["triangles"]})
             rows.append(("capsule", c["name"], _xyz(c["foot"]), c["expected"], c["verdict"],
                          "ok" if c["ok"] else "FAIL",
-                         (f"{c['deepest_m']:.3f} m into " + ", ".join(objs)) if objs else ""))
+                         (f"{format_depth(c['deepest_m'])} into " + ", ".join(objs))
+                         if objs else ""))
         for w in lv["walks"]:
             first = next((e for e in w["events"] if e["kind"] != "reached_goal"), None)
             what = ""

@@ -62,6 +62,9 @@ def _cases(lv) -> list:
         # case took it
         cases.append(("reachability", "regions",
                       0.0 if lv.get("targets") else float(t.get("reachability", 0.0))))
+    if lv.get("collision_diff") is not None:  # render against collision: one case
+        cases.append(("render against collision", "collision_diff",
+                      float(t.get("collision_diff", 0.0))))
     cases.append(("level", "level", float(t.get("sanity", 0.0))))
     return cases
 

@@ -40,6 +40,7 @@ class Level:
     key: str = SAMPLE_KEY  # identity across runs: the path relative to --root
     up: str | None = None  # importer axes (OBJ, FBX), from the spec or the command line
     forward: str | None = None
+    render: str | None = None  # the render level's file (the spec's "render"), absolute
 
 
 def read_json(path, what):
@@ -172,6 +173,19 @@ def _stderr(line: str):
     print(line, file=sys.stderr)
 
 
+def _render_file(path: str, spec: LevelSpec) -> str | None:
+    """The spec's ``render`` file beside the level ``path`` (relative to the level file),
+    checked like a level (its importer axes are the level's); None when it names none."""
+    if not spec.render:
+        return None
+    render = os.path.join(os.path.dirname(os.path.abspath(path)), spec.render)
+    try:
+        sniff(render)
+    except UsageError as exc:
+        raise UsageError(f"level {path}: \"render\": {exc}") from None
+    return render
+
+
 def _axes(level: Level, up, forward):
     """The level's importer axes: the spec's, else the command line's (OBJ and FBX only)."""
     suffix = os.path.splitext(level.path or "")[1].lower()
@@ -241,7 +255,7 @@ def gather_with_root(args) -> tuple[list, str | None]:
         if spec is None:
             sidecar = find_sidecar(path)
             spec = common or (read_spec(sidecar) if sidecar else EMPTY_SPEC)
-        levels.append(Level(i, path, arg, spec))
+        levels.append(Level(i, path, arg, spec, render=_render_file(path, spec)))
     files = [lv.path for lv in levels if lv.path is not None]
     root = os.path.realpath(args.root) if args.root else default_root(files)
     if args.root and not os.path.isdir(root):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from ..addon import properties, scene_data
+from ..addon import properties, scene_data, scene_render
 from ..core import Capsule, as_typed
 from . import sample_level
 from .axes import importer
@@ -85,6 +85,26 @@ def read(bpy, scene):
     except ValueError as exc:
         raise LevelError(str(exc)) from exc
     return geometry, settings, capsules, paths
+
+
+def read_render_file(bpy, path: str, up: str | None, forward: str | None):
+    """The render level in its own file (a sidecar's ``"render"``): loaded with the level's
+    importer axes into a fresh file and read whole (every visible mesh) as a LevelGeometry.
+    Load the level itself afterwards (this replaces the current file). LevelError when
+    Blender cannot read it or it has no faces."""
+    render_scene = load(bpy, path, up, forward)
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    try:
+        return scene_data.read_level(depsgraph, render_scene)
+    except ValueError as exc:
+        raise LevelError(f"render {path}: {exc}") from exc
+
+
+def read_render(bpy, scene):
+    """(LevelGeometry or None, "naming" / "collection" or None): the meshes of ``scene`` its
+    collision source leaves out, the level as drawn (``addon/scene_render.py``)."""
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    return scene_render.read_render(depsgraph, scene), scene_render.render_source(scene)
 
 
 ANNOTATING_OPERATORS = ("check_penetration", "classify_walkability", "walkthrough",

@@ -30,7 +30,7 @@ import numpy as np
 
 from .problems import AuditProblems, audit_problems
 from .reachability import TRAP, triangle_classes
-from .verdicts import Finding, format_vector
+from .verdicts import Finding, format_depth, format_vector
 
 # Metres: the grid a problem's position is rounded to in its identity. Coarser than float
 # noise and than the standable map's cell (a re-exported level moves a region's point by
@@ -189,7 +189,7 @@ def _size_words(size, unit) -> str:
 def _message(kind, where, value, got, settings) -> str:
     if kind == "stand":
         return (f"{where}: walkable floor too cramped to stand on (the capsule penetrates "
-                f"{value:.3f} m at best); widen the space or make the floor unwalkable")
+                f"{format_depth(value)} at best); widen the space or make the floor unwalkable")
     if kind == "headroom":
         height = getattr(settings, "height", None)
         than = f" ({height:g} m)" if height is not None else ""

@@ -28,6 +28,8 @@ import numpy as np
 
 from ..walk.walkthrough import FRAME_RATES, compare_frame_rates, walkthrough_many
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test
+from .collision_diff import collision_diff
+from .diff_report import diff_findings, diff_section
 from .findings import (
     IDENTITY_GRID,
     Listed,
@@ -73,9 +75,10 @@ from .walkability import classify_triangles
 REPORT_FORMAT = "capsule_collision.levelcheck"
 REPORT_VERSION = 1
 CHECKS = ("penetration", "walkability", "stand", "stairs", "headroom", "ledges", "walks",
-          "reachability", "frame_rates")
+          "reachability", "collision_diff", "frame_rates")
 # Every check but the frame-rate comparison, which walks every path three more times.
-# ("reachability" runs only on levels with spawns or targets.)
+# ("reachability" runs only on levels with spawns or targets; "collision_diff" only on levels
+# with spawns and a render level beside the collision: engine naming or a sidecar "render".)
 DEFAULT_CHECKS = CHECKS[:-1]
 
 
@@ -137,6 +140,10 @@ class LevelResults:
     spawns: np.ndarray | None = None
     targets: list = field(default_factory=list)
     reach: Any = None  # targets.ReachResults, or None when reachability did not run
+    render: Any = None  # the render level (TriangleMesh) against the collision, or None
+    render_geometry: Any = None  # its LevelGeometry naming render triangles, or None
+    render_source: str | None = None  # where the render came from (naming, a sidecar file)
+    diff: Any = None  # core.CollisionDiff, or None when collision_diff did not run
     warnings: list = field(default_factory=list)
     findings: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
@@ -166,7 +173,7 @@ class LevelResults:
 def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
                min_depth=MIN_REPORTED_DEPTH, frame_rates=FRAME_RATES, workers=1,
                progress=None, spawns=(), targets=(), reach=None,
-               likely_up=None) -> LevelResults:
+               likely_up=None, render=None) -> LevelResults:
     """Run ``checks`` (see CHECKS) on ``mesh`` (core.TriangleMesh, metres) with ``settings``
     (ControllerSettings), ``capsules`` (CapsuleCheck) and ``paths`` (PathCheck).
 
@@ -176,7 +183,9 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
     ``core.reachability``; see core/checks/targets.py) when "reachability" is among the checks
     and either is given.
     likely_up : where the caller expects a rotated level's floors to face
-    (``sanity.level_warnings``), or None."""
+    (``sanity.level_warnings``), or None. render : the level as drawn (TriangleMesh, same
+    frame) judged against ``mesh`` as collided (``core.collision_diff``) when
+    "collision_diff" is among the checks and there are spawns, or None."""
     checks = parse_checks(checks)
     min_depth = parse_min_depth(min_depth)
     rates = parse_frame_rates(frame_rates) if "frame_rates" in checks else ()
@@ -225,6 +234,10 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
         res.reach = timed("reachability", lambda: run_reachability(
             reach or reachability, mesh, res.spawns, res.targets, settings))
         res.findings.extend(target_findings(res.targets, res.reach.reached))
+    res.render = render
+    if "collision_diff" in checks and render is not None and len(res.spawns):
+        res.diff = timed("collision_diff", lambda: collision_diff(
+            render, mesh, res.spawns, settings))
     res.findings = [f for f in res.findings if f is not None]
     return res
 
@@ -300,6 +313,8 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
         out.extend((Listed(f, np.array([t], np.int64)), True) for f, t in zip(
             spawn_findings(res.spawns, res.reach.buried, names.label), solids, strict=True))
         out.extend((listed, False) for listed in region_findings(reach))
+    if res.diff is not None:
+        out.extend(diff_findings(res.diff, names, TriangleNames(res.render_geometry)))
     unscoped = ran and reach is None
     out.extend((Listed(f, np.empty(0, np.int64)), False)
                for f in level_findings(res.warnings, res.has_checks, unscoped))
@@ -331,6 +346,8 @@ def level_report(res: LevelResults, *, level: str = "level", file: str | None = 
         "reachability": reach_summary(
             res.reach, 0 if res.spawns is None else len(res.spawns)),
         "audits": audits_section(res, names),
+        "collision_diff": (diff_section(res.diff, res.render.n_triangles, res.render_source)
+                           if res.diff is not None else None),
         "findings": findings,
         "timings_s": dict(res.timings),
     }

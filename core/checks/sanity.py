@@ -15,13 +15,20 @@ Checks (thresholds in core/constants.py, each with its reason):
   ``up``, at least SANITY_UP_MIN_FRACTION of its area (brush-built maps, whose walls have two
   sides and outweigh the floors facing any one way). Which way the floors face: the side with
   more sloped walkable area (ramps, terrain), else ``likely_up`` (the caller's guess, e.g.
-  where an importer put a Z-up file's up), else the side with more flat area. The warning's
+  where an importer put a Z-up file's up), else the side with more flat area. Or (c) its
+  risers (wall planes 5 cm to a step high: stairs, kerbs, lips) stand across another axis,
+  SANITY_RISER_RATIO times their area across up (brush-built maps on their side, whose boxes
+  the area rules see balanced every way); the floors' side is then ``likely_up``'s first. The
+  warning's
   ``axis`` names it ("-Y"); a Z-up OBJ read as Y-up faces -Y, a Y-up one read as Z-up +Y.
 * ``centimetres``: the level's walls are mostly taller than SANITY_WALL_HEIGHTS character
   heights (the area-weighted median height of its walls, a wall being the wall faces of one
   plane: a 180-unit door, a 300-unit storey), or its largest extent exceeds
   SANITY_MAX_EXTENT metres (no game level is that large; 100 km is a 1 km level in
   centimetres).
+* ``too_small``: the level is under SANITY_MIN_EXTENT_HEIGHTS character heights across and
+  its tallest wall under SANITY_MIN_WALL_HEIGHTS of one (a metre level in a centimetre
+  scene, 100 times too small).
 A level in metres with ``up`` right gets no warning.
 """
 
@@ -34,6 +41,12 @@ import numpy as np
 from ..constants import (
     SANITY_FLAT_RATIO,
     SANITY_MAX_EXTENT,
+    SANITY_MIN_EXTENT_HEIGHTS,
+    SANITY_MIN_WALL_HEIGHTS,
+    SANITY_RISER_ACROSS,
+    SANITY_RISER_MIN_FRACTION,
+    SANITY_RISER_MIN_M,
+    SANITY_RISER_RATIO,
     SANITY_UP_AREA_RATIO,
     SANITY_UP_MIN_FRACTION,
     SANITY_WALL_HEIGHTS,
@@ -48,12 +61,14 @@ _AXES = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0
 # Fallbacks when no settings are given: ControllerSettings' defaults (metres, degrees).
 _DEFAULT_HEIGHT = 1.8
 _DEFAULT_SLOPE_DEG = 45.0
+_DEFAULT_STEP = 0.35
 
 
 class SanityWarning(NamedTuple):
-    """One warning about a whole level: ``code`` ("up_axis" or "centimetres"), ``message`` a
-    sentence for a designer (what looks wrong, the evidence, what to do); ``axis``: for
-    "up_axis" the direction the level's floors face ("+X" ... "-Z"), else None."""
+    """One warning about a whole level: ``code`` ("up_axis", "centimetres" or "too_small"),
+    ``message`` a sentence for a designer (what looks wrong, the evidence, what to do);
+    ``axis``: for "up_axis" the direction the level's floors face ("+X" ... "-Z"), else
+    None."""
 
     code: str
     message: str
@@ -80,7 +95,7 @@ def _floor_side(normals, areas, axis, cos_walk, likely_up) -> int:
     return 1 if level[0] >= level[1] else -1
 
 
-def _rotated(normals, areas, corners, up, cos_walk, likely_up):
+def _rotated(normals, areas, corners, up, cos_walk, likely_up, step):
     """(axis name, evidence) when the level's floors face another axis than ``up``."""
     total = float(areas.sum())
     walk_up = float(areas[normals @ up >= cos_walk].sum())
@@ -111,13 +126,52 @@ def _rotated(normals, areas, corners, up, cos_walk, likely_up):
                           f"{extent_up:,.4g} along up, and {100 * across / total:.0f}% of its "
                           f"area is floor or ceiling across {name[1]} against "
                           f"{100 * across_up / total:.0f}% across up")
+    return _on_its_side(normals, areas, corners, up, cos_walk, likely_up, step)
+
+
+def _riser_area(normals, areas, corners, axis, step, extent) -> float:
+    """Area of the risers across unit ``axis``: wall planes (``_wall_heights``) from
+    SANITY_RISER_MIN_M to ``step`` tall along it."""
+    wall = (np.abs(normals @ axis) <= np.sin(np.radians(WALL_TOLERANCE_DEG))) & (areas > 0.0)
+    if not wall.any():
+        return 0.0
+    h = _wall_heights(normals[wall], corners[wall], axis, extent)
+    return float(areas[wall][(h >= SANITY_RISER_MIN_M) & (h <= step)].sum())
+
+
+def _on_its_side(normals, areas, corners, up, cos_walk, likely_up, step):
+    """Rule (c): risers across another axis outweigh those across up (module docstring).
+    ``step`` None: the level is not in metres (risers cannot be told)."""
+    if step is None or step <= SANITY_RISER_MIN_M:
+        return None
+    total = float(areas.sum())
+    extent = float(np.ptp(corners.reshape(-1, 3), axis=0).max())
+    risers_up = _riser_area(normals, areas, corners, up, step, extent)
+    across_up = float(areas[np.abs(normals @ up) >= cos_walk].sum())
+    for axis in _AXES[::2]:
+        if abs(float(axis @ up)) >= cos_walk:
+            continue
+        risers = _riser_area(normals, areas, corners, axis, step, extent)
+        across = float(areas[np.abs(normals @ axis) >= cos_walk].sum())
+        if (risers >= SANITY_RISER_MIN_FRACTION * total
+                and across >= SANITY_RISER_ACROSS * across_up
+                and risers > SANITY_RISER_RATIO * risers_up):
+            # risers have no side: the importer's guess first, then the floors' evidence
+            side = (_floor_side(normals, areas, axis, cos_walk, likely_up)
+                    if likely_up is None or abs(float(likely_up @ axis)) <= 0.9
+                    else (1 if float(likely_up @ axis) > 0 else -1))
+            name = _AXIS_NAMES[int(np.flatnonzero((_AXES == side * axis).all(1))[0])]
+            return name, (f"its stair risers and kerbs (walls up to a step high) stand "
+                          f"across {name[1]}: {100 * risers / total:.2f}% of its area against "
+                          f"{100 * risers_up / total:.2f}% across up, so walls read as floors")
     return None
 
 
-def _up_axis_warning(normals, areas, corners, up, cos_walk, likely_up=None):
+def _up_axis_warning(normals, areas, corners, up, cos_walk, likely_up=None,
+                     step: float | None = 0.35):
     if float(areas.sum()) <= 0.0:
         return None
-    found = _rotated(normals, areas, corners, up, cos_walk, likely_up)
+    found = _rotated(normals, areas, corners, up, cos_walk, likely_up, step)
     if found is None:
         return None
     axis, evidence = found
@@ -128,10 +182,10 @@ def _up_axis_warning(normals, areas, corners, up, cos_walk, likely_up=None):
         f"file's up axis.", axis)
 
 
-def _median_wall_height(normals, areas, corners, up, extent):
-    """Area-weighted median height (along up) of the level's walls. Walls are exported
-    subdivided, so a wall is the group of wall faces sharing one plane (normal to 1e-3, offset
-    to 1e-4 of the level's extent); its height is the group's extent along up."""
+def _wall_heights(normals, corners, up, extent):
+    """(W,) the height along ``up`` of the wall each wall face belongs to. Walls are
+    exported subdivided, so a wall is the group of wall faces sharing one plane (normal to
+    1e-3, offset to 1e-4 of the level's extent); its height is the group's extent."""
     offset = np.einsum("ij,ij->i", normals, corners[:, 0])
     key = np.concatenate([np.round(normals * 1e3),
                           np.round(offset * (1e4 / max(extent, 1e-300)))[:, None]], axis=1)
@@ -142,7 +196,12 @@ def _median_wall_height(normals, areas, corners, up, extent):
     hi = np.full(group.max() + 1, -np.inf)
     np.minimum.at(lo, group, z.min(1))
     np.maximum.at(hi, group, z.max(1))
-    wall_height = (hi - lo)[group]
+    return (hi - lo)[group]
+
+
+def _median_wall_height(normals, areas, corners, up, extent):
+    """Area-weighted median height (along up) of the level's walls (``_wall_heights``)."""
+    wall_height = _wall_heights(normals, corners, up, extent)
     order = np.argsort(wall_height)
     weight = np.cumsum(areas[order])
     return float(wall_height[order][np.searchsorted(weight, 0.5 * weight[-1])])
@@ -162,6 +221,16 @@ def _centimetre_warning(normals, areas, corners, up, height):
     wall = (np.abs(normals @ up) <= sin_wall) & (areas > 0.0)
     if not wall.any():
         return None
+    tallest = float(_wall_heights(normals[wall], corners[wall], up, extent).max())
+    if (extent < SANITY_MIN_EXTENT_HEIGHTS * height
+            and tallest < SANITY_MIN_WALL_HEIGHTS * height):
+        return SanityWarning(
+            "too_small",
+            f"the level is {extent:,.3g} m across and its tallest wall "
+            f"{100 * tallest:,.3g} cm high, for a character {height} m tall: it looks "
+            f"100 times too small (a level in metres in a scene in centimetres, or a "
+            f"Unit Scale of 0.01). Scale it up (x 100), or set the scene's Unit Scale "
+            f"to 1 with Length in metres.")
     median = _median_wall_height(normals[wall], areas[wall], corners[wall], up, extent)
     if median <= SANITY_WALL_HEIGHTS * height:
         return None
@@ -195,8 +264,12 @@ def level_warnings(mesh, settings=None, up=(0.0, 0.0, 1.0),
     normals, areas, corners = _face_data(mesh)
     out = []
     likely = None if likely_up is None else as_point(likely_up, "likely_up")
-    for warning in (_up_axis_warning(normals, areas, corners, up, cos_walk, likely),
-                    _centimetre_warning(normals, areas, corners, up, height)):
+    scale = _centimetre_warning(normals, areas, corners, up, height)
+    # risers are told in metres: none when the level is not
+    step = (float(getattr(settings, "step_height", _DEFAULT_STEP)) if scale is None
+            else None)
+    for warning in (_up_axis_warning(normals, areas, corners, up, cos_walk, likely, step),
+                    scale):
         if warning is not None:
             out.append(warning)
     return out

@@ -45,6 +45,9 @@ DEFAULT_SEVERITY = {
     "traps": WARNING,  # floor a spawn reaches but cannot leave (pits, one-way drops)
     "ledges": INFO,  # walkable floor at the edge of a drop higher than the step height
     "level": WARNING,  # the level itself: looks rotated, centimetres, nothing to check
+    # render against collision (core.collision_diff): each problem carries its own severity
+    # (holes errors; walls and reach warnings; floating / sunk feet infos)
+    "collision_diff": WARNING,
 }
 FINDING_KINDS = tuple(DEFAULT_SEVERITY)
 

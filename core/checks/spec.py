@@ -14,7 +14,8 @@ A spec (every key optional)::
                    "expect": "clear"}],
      "paths": [{"name": "Main Route", "points": [[x, y, z], ...], "expect": "reached_goal"}],
      "spawns": [[x, y, z], ...],
-     "targets": [{"name": "Roof", "point": [x, y, z], "expect": "reachable"}]}
+     "targets": [{"name": "Roof", "point": [x, y, z], "expect": "reachable"}],
+     "render": "castle_render.obj"}
 
 - ``parse_spec(doc, source)`` -> ``LevelSpec`` (validated, normalised).
 - ``parse_settings(values, field)`` -> ``{name: value}``: ControllerSettings fields by name
@@ -25,6 +26,10 @@ A spec (every key optional)::
   check, the scene's overridden and completed by the spec's, by name.
 - ``spawn_points(spec, capsules)``: where reachability floods from: the feet of the capsules
   marked as spawns (the scene's, where the spec moved them), then the spec's ``spawns``.
+
+``render`` names the level as drawn (a file, relative to the level file) when the level file
+is its collision (a Quake map's clip mesh beside its render mesh): render against collision
+(``core.collision_diff``) judges the level against it.
 
 ``up`` and ``forward`` are the importer axes of an OBJ or FBX level (Blender's names: the
 file's axis that points up, and forward); see ``AXES``.
@@ -52,7 +57,7 @@ from .verdicts import (
 )
 
 SPEC_KEYS = ("name", "mesh", "preset", "settings", "collection", "naming", "up", "forward",
-             "capsules", "paths", "spawns", "targets")
+             "capsules", "paths", "spawns", "targets", "render")
 CAPSULE_KEYS = ("name", "foot", "radius", "height", "expect")
 PATH_KEYS = ("name", "points", "expect")
 TARGET_KEYS = ("name", "point", "expect")
@@ -101,7 +106,8 @@ class TargetSpec(NamedTuple):
 
 class LevelSpec(NamedTuple):
     """A validated spec. ``naming`` is None when the spec does not say; ``settings`` holds
-    only the fields it sets; ``up``/``forward`` are one of AXES or None."""
+    only the fields it sets; ``up``/``forward`` are one of AXES or None; ``render`` the
+    render level's file as written (relative to the level file) or None."""
 
     name: str | None = None
     mesh: str | None = None
@@ -115,6 +121,7 @@ class LevelSpec(NamedTuple):
     paths: tuple = ()
     spawns: tuple = ()
     targets: tuple = ()
+    render: str | None = None
 
     @property
     def has_checks(self) -> bool:
@@ -330,7 +337,7 @@ def parse_spec(doc, source: str = "<spec>") -> LevelSpec:
     """Validate a spec document (parsed JSON) and return it as a LevelSpec. ``source`` names
     it in messages (the file). SpecError (a ValueError) for the first problem."""
     _keys(doc, SPEC_KEYS, source, "")
-    for key in ("name", "mesh", "collection"):
+    for key in ("name", "mesh", "collection", "render"):
         if doc.get(key) is not None:
             _string(doc[key], source, key)
     preset = doc.get("preset")
@@ -353,7 +360,8 @@ def parse_spec(doc, source: str = "<spec>") -> LevelSpec:
     targets = _targets(doc, source)  # their spawns may be the level's (capsules marked spawn)
     return LevelSpec(doc.get("name"), doc.get("mesh"), None if preset is None else preset.lower(),
                      settings, doc.get("collection"), naming, up, forward,
-                     _capsules(doc, source), _paths(doc, source), spawns, targets)
+                     _capsules(doc, source), _paths(doc, source), spawns, targets,
+                     doc.get("render"))
 
 
 # ----------------------------------------------------------------------------- merging

@@ -273,6 +273,18 @@ def walk_expectation_holds(expect: str, report) -> bool:
     return any(e.kind == expect for e in report.events)
 
 
+def format_depth(metres: float, digits: int = 3) -> str:
+    """A depth or length for a designer: "3 mm" below 1 cm (never "0.00 m"), from 1 cm up
+    metres with ``digits`` decimals ("0.123 m"), "no way out" when infinite."""
+    m = float(metres)
+    if not math.isfinite(m):
+        return "no way out"
+    if abs(m) < 0.01:
+        mm = abs(m) * 1000.0
+        return f"{mm:.1f} mm" if mm < 1.0 else f"{mm:.0f} mm"
+    return f"{m:.{digits}f} m"
+
+
 def format_vector(v, digits: int = 3) -> str:
     """``(x, y, z)`` with ``digits`` decimals and no negative zeros (``-0.000``)."""
     parts = []
@@ -327,14 +339,14 @@ def capsule_finding(check: CapsuleCheck, verdict: CapsuleVerdict,
                                  solid_name or f"triangle {verdict.solid}")
     elif verdict.buried:
         depth = verdict.way_out.distance if verdict.way_out is not None else math.inf
-        how_deep = f"{depth:.3f} m deep" if math.isfinite(depth) else "with no way out"
+        how_deep = f"{format_depth(depth)} deep" if math.isfinite(depth) else "with no way out"
         message = (f"capsule {check.name} is buried in solid geometry ({how_deep}, "
                    f"{verdict.triangles.size} triangle(s) penetrated): move it out of the "
                    f"solid or fix the geometry")
     elif verdict.penetrating:
         push = verdict.push_out
         message = (f"capsule {check.name} penetrates {verdict.triangles.size} triangle(s), "
-                   f"deepest {verdict.deepest:.3f} m; move it by {format_vector(push)} m "
+                   f"deepest {format_depth(verdict.deepest)}; move it by {format_vector(push)} m "
                    f"(the shortest way out) or fix the geometry")
     else:
         message = (f"capsule {check.name} is clear but was expected to penetrate; "

@@ -189,3 +189,20 @@ def reach_level(bpy, spawn=(1.0, 1.0, 0.0), unit=1.0):
     cap = capsule(bpy, "Spawn", tuple(np.asarray(spawn) * k), radius=0.35 * k, height=1.8 * k)
     cap.capsule_collision.spawn = True
     return cap
+
+
+EVERY_CHECK = ("check_penetration", "classify_walkability", "stand_test", "stair_audit",
+               "headroom_audit", "ledge_audit", "reachability", "walkthrough")
+
+
+def every_result_level(bpy):
+    """``reach_level`` with a flight of 0.5 m risers, a capsule "Probe" in the platform's side
+    and a route "Route" over the ground; every check of the panel run on it (``EVERY_CHECK``),
+    so every face layer, the trace, the cells and the markers have something to draw."""
+    reach_level(bpy)
+    staircase(bpy, "Steps", [0.5] * 3, [0.6] * 3, location=(5.0, 1.0, 0.0))
+    capsule(bpy, "Probe", (6.8, 6.0, 0.0))
+    polyline(bpy, "Route", [(1.0, 1.0, 0.0), (1.0, 7.0, 0.0), (4.5, 7.0, 0.0)])
+    bpy.context.view_layer.update()
+    for op in EVERY_CHECK:
+        assert getattr(bpy.ops.capsule_collision, op)() == {"FINISHED"}, op

@@ -347,6 +347,44 @@ def reachability():
     return out
 
 
+def modes():
+    """``ops_scenes.every_result_level`` (every check run) drawn top-down in Object Mode,
+    then with a level mesh, the trace and the cells object each in Edit Mode: the error a
+    draw raised (None), how many pixels were drawn, and whether they equal Object Mode's (a
+    level mesh in Edit Mode draws the same)."""
+    import traceback  # noqa: PLC0415
+
+    scene = fresh_scene()
+    ops_scenes.every_result_level(bpy)
+    cam = camera(scene, (6, 4, 12), (6, 4, 0), ortho=14.0)
+    out = {}
+    base = None
+    for edited in (None, "Platform", "Steps", "Trace Route", "Reachability Cells"):
+        if bpy.context.mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
+        if edited is not None:
+            for other in bpy.context.selected_objects:
+                other.select_set(False)
+            ob = bpy.data.objects[edited]
+            bpy.context.view_layer.objects.active = ob
+            ob.select_set(True)
+            bpy.ops.object.mode_set(mode="EDIT")
+        cache.clear()  # no push arrow in any mode (a cached level is stale in Edit Mode)
+        overlay.invalidate()
+        try:
+            px, _persp = draw(scene, cam)
+            error = None
+        except Exception:  # noqa: BLE001  (what a redraw would raise)
+            px, error = None, traceback.format_exc(limit=3)
+        if edited is None:
+            base = px
+        out[edited or "object"] = {
+            "error": error,
+            "drawn": 0 if px is None else int((px[..., 3] > 0).sum()),
+            "same": px is not None and base is not None and bool(np.array_equal(px, base))}
+    return out
+
+
 result = penetrated_cells()
 result["finding"] = finding()
 result.update(instances_and_array())
@@ -354,5 +392,6 @@ result["mirrored"] = mirrored()
 result["stack"] = stack()
 result["batches"] = batches()
 result["reachability"] = reachability()
+result["modes"] = modes()
 print("RESULT " + json.dumps(result))
 shutil.rmtree(user, ignore_errors=True)

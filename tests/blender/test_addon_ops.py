@@ -640,15 +640,20 @@ def test_export_report_writes_the_pipeline_schema(scene, bpy_module, mods, tmp_p
         "reached_goal"
     S.capsule(bpy, "C", (3.0, 0.0, 0.0)).capsule_collision.expect = "CLEAR"
     bpy.context.view_layer.update()  # let the live check mark the capsule first
-    before = snapshot(bpy)
     out = tmp_path / "report.json"
+    # the panel's results, not a fresh run (tests/blender/test_addon_export.py)
+    assert bpy.ops.capsule_collision.check_penetration() == {"FINISHED"}
+    assert bpy.ops.capsule_collision.walkthrough() == {"FINISHED"}
+    before = snapshot(bpy)
     assert bpy.ops.capsule_collision.export_report(filepath=str(out)) == {"FINISHED"}
     assert snapshot(bpy) == before  # exporting changes no result
     doc = json.loads(out.read_text())
     assert doc["format"] == "capsule_collision.levelcheck" and len(doc["levels"]) == 1
+    assert doc["run"]["source"] == "panel" and doc["run"]["stale_findings"] == 0
     level = doc["levels"][0]
-    assert level["objects"] == ["Ground", "Kerb"]
+    assert level["source"] == "panel" and level["objects"] == ["Ground", "Kerb"]
     assert {f["name"] for f in level["findings"] if f["severity"] == "error"} == {"C", "Path"}
+    assert not any(f["stale"] for f in level["findings"])
     assert doc["summary"]["ok"] is False
     schema_path = pathlib.Path(__file__).resolve().parents[2] / "schema" / "report.schema.json"
     try:
@@ -662,6 +667,7 @@ def test_export_report_writes_the_pipeline_schema(scene, bpy_module, mods, tmp_p
 def test_export_report_to_an_unwritable_path_is_an_error(scene, bpy_module, tmp_path):
     bpy = bpy_module
     walk_level(bpy)
+    assert bpy.ops.capsule_collision.classify_walkability() == {"FINISHED"}  # rows to export
     with pytest.raises(RuntimeError, match="cannot write"):
         bpy.ops.capsule_collision.export_report(filepath=str(tmp_path / "no" / "such" / "r.json"))
 

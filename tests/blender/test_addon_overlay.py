@@ -310,6 +310,19 @@ def test_gl_reachability_island_cramped_squares_and_spawn(gl):
     assert r["hidden_island"] == 0, r
 
 
+def test_gl_every_layer_draws_in_object_and_edit_mode(gl):
+    """Every check's results drawn with a level mesh, the trace and the cells object each in
+    Edit Mode: no error (the foreach_get length mismatch of issue 24), a level mesh in Edit
+    Mode draws the very pixels of Object Mode (its layers read from the edit data), the
+    trace or cells in Edit Mode leave the rest drawn."""
+    m = gl["modes"]
+    assert set(m) == {"object", "Platform", "Steps", "Trace Route", "Reachability Cells"}
+    for mode, seen in m.items():
+        assert seen["error"] is None, (mode, seen["error"])
+        assert seen["drawn"] > 1000, (mode, seen)
+    assert m["Platform"]["same"] and m["Steps"]["same"], m
+
+
 def test_size_handles_show_the_drawn_size_and_write_the_property(gz, scene, bpy_module):
     bh.box("Wall", lo=(2, -5, 0), hi=(2.5, 5, 5))
     cap = bh.capsule("Cap", location=(1.5, 0, 0.01), radius=0.3, height=1.8)

@@ -365,9 +365,11 @@ def test_the_spawn_flag_is_a_capsule_property_shown_for_capsules(scene, bpy_modu
     assert [(c.name, c.spawn, c.foot) for c in capsules] == [("Spawn", True, (1.0, 1.0, 0.0))]
 
 
-def test_export_report_floods_from_the_scene_spawns(scene, bpy_module, mods, tmp_path):
+def test_export_report_lists_the_islands_and_traps_the_panel_holds(scene, bpy_module, mods,
+                                                                   tmp_path):
     bpy = bpy_module
     _level(bpy, scene)
+    assert bpy.ops.capsule_collision.reachability() == {"FINISHED"}
     path = tmp_path / "report.json"
     assert bpy.ops.capsule_collision.export_report(filepath=str(path)) == {"FINISHED"}
     (level,) = json.loads(path.read_text())["levels"]

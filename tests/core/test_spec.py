@@ -154,3 +154,11 @@ def test_a_spec_entry_without_a_scene_object_needs_its_place():
                      ControllerSettings())
     with pytest.raises(ValueError, match="spec path 'Ghost': no such path"):
         merge_checks(parse_spec({"paths": [{"name": "Ghost"}]}), [], [], ControllerSettings())
+
+
+def test_render_names_the_level_as_drawn():
+    assert parse_spec({"render": "delta.obj"}, "s.json").render == "delta.obj"
+    assert parse_spec({}, "s.json").render is None
+    for bad in (3, "", "  ", ["delta.obj"]):
+        with pytest.raises(SpecError, match=r"s\.json.*render"):
+            parse_spec({"render": bad}, "s.json")

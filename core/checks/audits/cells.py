@@ -265,9 +265,16 @@ def _next_of(mask, order_len):
 
 def inside_solids(records: Records, cell, height, tol: float) -> np.ndarray:
     """(Q,) bool: points at the centres of cells ``cell`` (Q,) at heights ``height`` (Q,)
-    lie inside a closed solid: the lowest face above them (among ``records`` of their
-    cell, strictly above ``height``) faces up, coincident faces (within ``tol`` metres of
-    each other) counting as up-facing when any of them does."""
+    lie inside a closed solid, by the winding number along the ray up: the faces above a
+    point (among ``records`` of its cell, strictly above ``height``) count +1 facing up
+    (leaving a solid) and -1 facing down (entering one), faces of one side coincident
+    with the one below them (within ``tol`` metres: a duplicated face) once; inside when
+    the sum is positive. Overlapping solids count once each: a brush whose top lies inside
+    the brush stacked on it (OpenArena's oa_bases7: the lowest face above the floor is the
+    upper brush's bottom, facing down) still holds the floor under it, where "the lowest
+    face above faces up" called it open (tests/core/test_standable_stacked.py). Also
+    inside when the lowest face above faces up, coincident faces counting as up-facing
+    when any of them does (an open floor plane above, as before)."""
     nr, nq = records.cell.size, np.asarray(cell).size
     if not nr or not nq:
         return np.zeros(nq, bool)
@@ -283,10 +290,30 @@ def inside_solids(records: Records, cell, height, tol: float) -> np.ndarray:
     h_up = np.where(c_ext[up] == c_sorted, h_sorted[up], np.inf)
     h_down = np.where(c_ext[down] == c_sorted, h_sorted[down], np.inf)
     inside = np.isfinite(h_up) & (h_up <= h_down + tol)
+    inside |= _winding_above(c_sorted, h_sorted[:-1], side, tol) > 0
     out = np.empty(nq, bool)
     q = order >= nr
     out[order[q] - nr] = inside[q]
     return out
+
+
+def _winding_above(c_sorted, h_sorted, side, tol):
+    """(L,) per row of rows sorted by (cell, height) the sum of ``side`` (+1 up, -1 down,
+    0 a query) over the rows after it in its cell, each face of one side within ``tol``
+    above the previous face of that side in the cell counted once (a duplicate)."""
+    n = side.size
+    w = side.astype(np.int64)
+    for s in (1, -1):  # a face right above the previous face of its side is a duplicate
+        idx = np.flatnonzero(side == s)
+        if idx.size > 1:
+            dup = ((c_sorted[idx[1:]] == c_sorted[idx[:-1]])
+                   & (h_sorted[idx[1:]] - h_sorted[idx[:-1]] <= tol))
+            w[idx[1:][dup]] = 0
+    total = np.cumsum(w)
+    start = np.r_[True, c_sorted[1:] != c_sorted[:-1]]
+    end = np.r_[np.flatnonzero(start)[1:], n] - 1  # last row of each cell
+    last = end[np.cumsum(start) - 1]
+    return total[last] - total  # the rows after this one in its cell
 
 
 def shifted(grid: CellGrid, cell, dx: int, dy: int) -> np.ndarray:

@@ -14,8 +14,10 @@ column holds one span per storey. Every span gets one state:
   cell: the character's body stands over it (the floor beside a wall, a step's riser foot).
 - CRAMPED: neither: no character can stand over this floor (a slot narrower than the
   capsule beyond reach of its mouth, the floor under a slab lower than the character).
-- INSIDE: the span lies inside a closed solid (winding number, core/audits/cells.py):
-  buried floor, not a place at all.
+- INSIDE: the span lies inside a closed solid (winding number, core/audits/cells.py), or is
+  sealed under something lower than ``sealed_gap`` (the radius) that a body stands on: buried
+  floor, not a place at all. Under a higher slab whose top is within a step, the body stands
+  on the slab, not over the floor: that floor is CRAMPED (a slot).
 
 *Standable* area is FREE + COVERED. Each span stands for ``area(face) / spans(face)`` of its
 face, so per face the standable, cramped and buried areas add up to its area (a face crossing
@@ -184,10 +186,39 @@ def _free_spans(mesh, s, sp: Spans, rec, classes, cell) -> _Free:
     pushed, pushed_c = push_out(mesh, s, classes, sp.foot[test], sp.normal[test], blk, rest,
                                 cell)
     ok = ~np.isnan(pushed[:, 0])
-    stand[test] = np.where(ok[:, None], pushed, rest.stand)
-    centre[test] = np.where(ok[:, None], pushed_c, rest.centre)
-    free[test] = rest.free | ok
+    gap = _gap_under_support(mesh, s, sp.foot[test], rest)
+    rested = rest.free & ~np.isfinite(gap)
+    sp.inside[test[~ok & (gap < sealed_gap(s))]] = True  # sealed under its support
+    stand[test] = np.where(ok[:, None], pushed, np.where(rested[:, None], rest.stand, np.nan))
+    centre[test] = np.where(ok[:, None], pushed_c,
+                            np.where(rested[:, None], rest.centre, np.nan))
+    free[test] = rested | ok
     return _Free(screened, free, stand, centre, depth, blocker)
+
+
+def sealed_gap(settings) -> float:
+    """Metres: floor under something lower than this (the capsule's radius) is sealed, not a
+    place: a trim or a second floor laid 5-13 cm over a floor (OpenArena's delta: 4,400 m2
+    of it), as buried as floor inside a solid; from this gap up it is a slot (cramped, a
+    headroom finding: oa_bases7's 0.42 m slot under a brush)."""
+    return settings.radius
+
+
+def _gap_under_support(mesh, s, foot, rest) -> np.ndarray:
+    """(K,) metres: for raised rests (``rest.raised``) whose support is not beside the floor
+    point ``foot`` (K, 3) but over it, the clearance between the floor and what lies over
+    it (the ray up meets something below the support's height: a slab 0.3-0.6 m over the
+    floor, its top within ``step_height``; the body stands on the slab, not over this
+    floor); inf for the others. A stair nosing in front of the next riser is beside the
+    floor: the ray up passes it."""
+    out = np.full(foot.shape[0], np.inf)
+    rows = np.flatnonzero(rest.raised)
+    if rows.size:
+        up = s.up_vector
+        rise = (rest.stand[rows] - foot[rows]) @ up
+        clearance, _ = _clearance(mesh, s, foot[rows])
+        out[rows] = np.where(clearance < rise, clearance, np.inf)
+    return out
 
 
 def cover_offsets(settings, cell) -> list:
@@ -302,6 +333,26 @@ def _clearance(mesh, settings, foot):
     return t + PROBE_LIFT, tri
 
 
+def _covered(mesh, s, cols: Columns, sp: Spans, fr: _Free, targets):
+    """(covered (T,) bool, sealed (T,) bool) of the CRAMPED spans ``targets``: covered when a
+    FREE span's body stands over them (``cover_min``) and nothing lies between their floor
+    and that body's foot (the lowest covering foot counts; a ray up from the target's floor
+    must reach its height): a body standing on a slab 0.3-0.6 m over the floor (within
+    ``step_height``) is not over the floor under the slab (tests/core/test_standable_stacked.py).
+    Sealed: not covered for something over the floor lower than ``sealed_gap``."""
+    up = s.up_vector
+    lowest = cover_min(cols, fr.stand, fr.free, targets, np.nan_to_num(fr.stand) @ up, s)
+    ok = np.isfinite(lowest)
+    sealed = np.zeros(targets.size, bool)
+    rise = np.where(ok, lowest - sp.height[targets], 0.0)
+    check = np.flatnonzero(ok & (rise > PROBE_LIFT))
+    if check.size:
+        clearance, _ = _clearance(mesh, s, sp.foot[targets[check]])
+        ok[check] = clearance >= rise[check]
+        sealed[check] = ~ok[check] & (clearance < sealed_gap(s))
+    return ok, sealed
+
+
 def _build(mesh, s) -> StandableMap:
     classes = face_classes(mesh, s)
     c = STANDABLE_CELL_FRACTION * s.radius
@@ -311,8 +362,9 @@ def _build(mesh, s) -> StandableMap:
     fr = _free_spans(mesh, s, sp, rec, classes, c)
     state = np.where(sp.inside, INSIDE, np.where(fr.free, FREE, CRAMPED)).astype(np.int8)
     targets = np.flatnonzero(state == CRAMPED)
-    near = cover_min(cols, fr.stand, fr.free, targets, np.zeros(sp.face.size), s)
-    state[targets[np.isfinite(near)]] = COVERED
+    covered, sealed = _covered(mesh, s, cols, sp, fr, targets)
+    state[targets[covered]] = COVERED
+    state[targets[sealed]] = INSIDE
     weight, face_state, face_span, areas = _face_areas(mesh, sp, state, cols, s, classes)
     cramped = state == CRAMPED
     region, region_area, region_point = _regions(cols, sp, cramped, weight, s)

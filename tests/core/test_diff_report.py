@@ -1,0 +1,89 @@
+"""Render against collision in the level report (core/checks/diff_report.py): each problem is
+a finding of check ``collision_diff`` with its own severity, the report's ``collision_diff``
+block lists them, and the document validates against schema/report.schema.json."""
+
+import json
+import pathlib
+from types import SimpleNamespace
+
+import diff_scenes as D
+import numpy as np
+import pytest
+from capsule_collision.core import ControllerSettings
+from capsule_collision.core.checks.report import (
+    DEFAULT_CHECKS,
+    combine_levels,
+    level_report,
+    mark_baseline,
+    run_checks,
+)
+
+jsonschema = pytest.importorskip("jsonschema")  # pinned in requirements.txt
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((ROOT / "schema" / "report.schema.json").read_text())
+S = ControllerSettings()
+
+
+def _geometry(mesh, name):
+    n = mesh.n_triangles
+    return SimpleNamespace(objects=(name,), tri_object=np.zeros(n, np.int32),
+                           tri_orig_face=np.arange(n, dtype=np.int32))
+
+
+def _report(pair, checks=("collision_diff",)):
+    render, collision = getattr(D, pair)()
+    res = run_checks(collision, S, spawns=D.SPAWN, render=render, checks=checks)
+    res.render_geometry = _geometry(render, "Yard")
+    res.render_source = "yard.obj"
+    return level_report(res, level=pair, file=f"{pair}_clip.obj",
+                        geometry=_geometry(collision, "Yard_clip"))
+
+
+def test_collision_diff_is_a_default_check():
+    assert "collision_diff" in DEFAULT_CHECKS
+
+
+def test_a_hole_is_an_error_finding_and_in_the_block():
+    rep = _report("gap_in_collision")
+    document = combine_levels([rep])
+    jsonschema.validate(json.loads(json.dumps(document)), SCHEMA)
+    (f,) = [f for f in rep["findings"] if f["check"] == "collision_diff"]
+    assert f["severity"] == "error" and f["got"] == "hole"
+    # named by its place on the identity grid (a re-export keeps it), never by a face index
+    assert f["name"].startswith("hole at (") and f["where"] is not None
+    assert f["faces"] == []  # no collision floor there
+    assert "[render: Yard faces" in f["message"]
+    block = rep["collision_diff"]
+    assert block["counts"]["hole"] == 1 and sum(block["counts"].values()) == 1
+    assert block["render"] == "yard.obj" and block["render_triangles"] > 0
+    assert rep["ok"] is False  # a hole fails the default gate (errors)
+
+
+def test_an_invisible_wall_names_the_collision_faces():
+    rep = _report("crate_in_collision")
+    jsonschema.validate(json.loads(json.dumps(combine_levels([rep]))), SCHEMA)
+    (f,) = [f for f in rep["findings"] if f["check"] == "collision_diff"]
+    assert f["severity"] == "warning" and f["got"] == "invisible_wall"
+    assert f["faces"] and all(x["object"] == "Yard_clip" for x in f["faces"])
+    assert f["value"] > 0.05
+
+
+def test_identical_levels_have_an_empty_block_and_no_finding():
+    rep = _report("identical")
+    assert rep["collision_diff"]["problems"] == []
+    assert not [f for f in rep["findings"] if f["check"] == "collision_diff"]
+
+
+def test_no_render_no_block():
+    render, collision = D.identical()
+    res = run_checks(collision, S, spawns=D.SPAWN, checks=("collision_diff",))
+    assert level_report(res)["collision_diff"] is None
+    res = run_checks(collision, S, render=render, checks=("collision_diff",))  # no spawns
+    assert level_report(res)["collision_diff"] is None
+
+
+def test_a_rerun_finds_the_same_findings_under_a_baseline():
+    first = combine_levels([_report("crate_in_collision")])
+    again = mark_baseline(combine_levels([_report("crate_in_collision")]), first)
+    assert again["summary"]["new_findings"] == 0

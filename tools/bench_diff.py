@@ -1,0 +1,115 @@
+"""Render against collision benchmark (``core.collision_diff``): seconds and problems per kind.
+
+Pairs:
+- ``10k``: the 10,332-triangle game level of ``tools/scenes.py`` (``terrain(55)``: the
+  stairs-and-ramps block on a 14 m terrain) against itself with a 1 x 2 m crate added to the
+  collision (one invisible wall); the default character, one spawn on the terrain's edge.
+- with ``--real``: the four OpenArena maps (``tools/real_levels.py``): ``<map>.obj`` (render)
+  against ``<map>_clip.obj`` (collision), Quake's player, the maps' spawns.
+
+Targets (issue 25): at most 2 s on a 10k-triangle pair and 20 s on the largest map
+(oa_koth1: 11k render against 41k clip triangles). Wall and CPU seconds of this process (CPU
+says more on a shared, loaded machine), meshes built before timing, the fastest of
+``--repeat`` runs.
+
+Usage:  python tools/bench_diff.py [--real] [--maps oa_koth1,...] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+from capsule_collision.core import ControllerSettings, TriangleMesh, collision_diff
+from capsule_collision.core.checks.collision_diff import DIFF_KINDS
+from scenes import box, merge, terrain
+
+TARGETS = {"10k": 2.0, "oa_koth1": 20.0}  # seconds
+SHORT = {"hole": "hole", "invisible_wall": "inv.wall", "walk_through_wall": "thru.wall",
+         "floating": "floating", "sunk": "sunk", "reach_differs": "reach"}
+
+
+def _spawn(mesh, vertices) -> np.ndarray:
+    """A foot point on the terrain 3 m in from its low-y edge, in the middle along x."""
+    x, y = float(vertices[:, 0].mean()), float(vertices[:, 1].min()) + 3.0
+    top = float(vertices[:, 2].max()) + 10.0
+    hit = mesh.raycast([x, y, top], [0.0, 0.0, -1.0], top - float(vertices[:, 2].min()) + 10.0)
+    return np.array([[x, y, top - hit.time]])
+
+
+def synthetic_pair():
+    """(name, render (V, T), collision (V, T), spawns (K, 3), settings): the 10k pair."""
+    v, t = terrain(55, seed=1)
+    spawn = _spawn(TriangleMesh(v, t), v)
+    x, y, z = spawn[0]
+    crate = box((x - 0.5, y + 2.0, z - 1.0), (x + 0.5, y + 4.0, z + 2.5))
+    return "10k", (v, t), merge([(v, t), crate]), spawn, ControllerSettings()
+
+
+def real_pairs(names):
+    """The OpenArena pairs (tools/real_levels.py), made on first use."""
+    import real_levels  # noqa: PLC0415 (only with --real: it may build the maps)
+
+    s = ControllerSettings(**real_levels.QUAKE_PLAYER)
+    for name in names:
+        r, c = real_levels.load(name), real_levels.load(name, clip=True)
+        yield name, (r.vertices, r.triangles), (c.vertices, c.triangles), r.spawn_feet, s
+
+
+def run(pair, repeat: int) -> dict:
+    """The fastest of ``repeat`` runs of ``collision_diff`` on ``pair``: a row dict."""
+    name, render, collision, spawns, s = pair
+    best = None
+    for _ in range(repeat):
+        rm, cm = TriangleMesh(*render), TriangleMesh(*collision)  # fresh: maps are kept
+        t0, c0 = time.perf_counter(), time.process_time()
+        diff = collision_diff(rm, cm, spawns, s)
+        row = {"pair": name, "render": rm.n_triangles, "collision": cm.n_triangles,
+               "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
+               "counts": diff.counts(),
+               "sizes": {k: sum(p.size for p in diff.problems if p.kind == k)
+                         for k in DIFF_KINDS},
+               "spans": int(diff.render.cell_class.size
+                                                     + diff.collision.cell_class.size)}
+        if best is None or row["wall_s"] < best["wall_s"]:
+            best = row
+    return best
+
+
+def print_table(rows, out=sys.stdout):
+    head = (f"{'pair':<13}{'render':>8}{'collision':>10}{'spans':>10}{'wall s':>8}{'cpu s':>7}"
+            f"{'target':>7}" + "".join(f"{SHORT[k]:>10}" for k in DIFF_KINDS))
+    print(head, file=out)
+    for r in rows:
+        target = f"{TARGETS[r['pair']]:g}" if r["pair"] in TARGETS else "-"
+        print(f"{r['pair']:<13}{r['render']:>8,}{r['collision']:>10,}{r['spans']:>10,}"
+              f"{r['wall_s']:>8.2f}{r['cpu_s']:>7.2f}{target:>7}"
+              + "".join(f"{r['counts'][k]:>10}" for k in DIFF_KINDS), file=out)
+    print("\ntotal size per kind (m^2; thru.wall: m of wall)", file=out)
+    print(f"{'pair':<13}" + "".join(f"{SHORT[k]:>10}" for k in DIFF_KINDS), file=out)
+    for r in rows:
+        print(f"{r['pair']:<13}" + "".join(f"{r['sizes'][k]:>10.1f}" for k in DIFF_KINDS),
+              file=out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--real", action="store_true", help="also the four OpenArena maps")
+    ap.add_argument("--maps", default="oa_bases7,am_lavaarena,delta,oa_koth1",
+                    help="with --real: which maps (comma-separated)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per pair (the fastest)")
+    args = ap.parse_args(argv)
+    pairs = [synthetic_pair()]
+    if args.real:
+        pairs += list(real_pairs([m for m in args.maps.split(",") if m]))
+    rows = []
+    for pair in pairs:
+        rows.append(run(pair, max(args.repeat, 1)))
+        print(f"# {pair[0]} done", file=sys.stderr, flush=True)
+    print_table(rows)
+
+
+if __name__ == "__main__":
+    main()
