@@ -187,7 +187,8 @@ class CAPSULE_COLLISION_GGT_capsules(bpy.types.GizmoGroup):
             if ob is None:
                 continue
             gz.matrix_basis = ob.matrix_world.normalized()
-            penetrating = ob.capsule_collision.penetrating_count > 0
+            pg = ob.capsule_collision
+            penetrating = pg.penetrating_count > 0 or bool(pg.inside_solid)
             gz.color = (1.0, 0.1, 0.1) if penetrating else (0.2, 0.9, 0.4)
             gz.alpha = 0.9
         if self.bound is None:

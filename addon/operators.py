@@ -343,6 +343,7 @@ class CAPSULE_COLLISION_OT_clear_results(bpy.types.Operator):
             st = ob.capsule_collision
             if st.role == "CAPSULE":
                 st.penetrating_count = -1
+                st.inside_solid = ""
                 st.deepest_depth = 0.0
                 st.push_out = (0.0, 0.0, 0.0)
                 st.state_stamp = ""

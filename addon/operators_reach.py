@@ -41,6 +41,7 @@ import numpy as np
 from .. import core
 from ..core.checks.findings import region_findings
 from ..core.checks.reachability import square_cells, triangle_classes
+from ..core.checks.targets import buried_spawns
 from . import level_parts, operators, results, scene_data, staleness
 
 REACH_KINDS = ("REACHABILITY", "ISLAND", "TRAP")  # row kinds this operator writes
@@ -52,10 +53,11 @@ NO_SPAWN = ("no spawn: select a capsule and tick Spawn in the Active Object pane
             "character starts at its foot)")
 
 
-def summary_text(res, n_spawns, lost, fell=()) -> str:
+def summary_text(res, n_spawns, lost, fell=(), inside=()) -> str:
     """The summary row's words: reachable area, islands and traps (their areas), spawns
     standing on no floor (``lost``: names), spawns placed above the floor that fell to it
-    (``fell``: (name, metres))."""
+    (``fell``: (name, metres)), spawns inside a closed solid (``inside``: (spawn, solid)
+    names; they flood nothing)."""
     def count(regions, word):
         n = len(regions)
         area = sum(r.area for r in regions)
@@ -69,6 +71,8 @@ def summary_text(res, n_spawns, lost, fell=()) -> str:
             " to the floor below"
     if lost:
         text += f"; {', '.join(lost)} stand{'s' if len(lost) == 1 else ''} on no floor"
+    for spawn, solid in inside:
+        text += f"; {spawn} is inside the closed solid {solid}: it floods nothing"
     return text
 
 
@@ -147,8 +151,9 @@ def current_reach(context, level, settings, progress=None):
     key = staleness.inputs_key(scene, "REACHABILITY")
     res = remembered(scene, level, key)
     if res is None:
-        res = core.reachability(level.mesh, scene_data.spawn_feet(spawns, level.unit_scale),
-                                settings, progress=progress)
+        feet = scene_data.spawn_feet(spawns, level.unit_scale)
+        buried = buried_spawns(level.mesh, feet, settings)  # inside a solid: floods nothing
+        res = core.reachability(level.mesh, feet[buried < 0], settings, progress=progress)
         remember(scene, level, key, res)
     return res
 
@@ -164,8 +169,9 @@ class Prepared(NamedTuple):
     spawns: list
     settings: Any
     level: Any
-    feet: np.ndarray
+    feet: np.ndarray  # the feet of the spawns that flood (not inside a closed solid)
     key: str
+    buried: np.ndarray  # (K,) per spawn: a triangle of the solid it is inside, or -1
 
 
 def prepare(context) -> Prepared:
@@ -179,20 +185,26 @@ def prepare(context) -> Prepared:
     settings = operators.controller_settings(context)
     level, _dg = operators.level_of(context)
     feet = scene_data.spawn_feet(spawns, level.unit_scale)
-    return Prepared(edited, spawns, settings, level, feet,
-                    staleness.inputs_key(scene, "REACHABILITY"))
+    buried = buried_spawns(level.mesh, feet, settings)  # inside a solid: left out of the flood
+    return Prepared(edited, spawns, settings, level, feet[buried < 0],
+                    staleness.inputs_key(scene, "REACHABILITY"), buried)
 
 
 def write_results(context, prep: Prepared, res):
     """Write the attribute, rows and cells of ``res`` (the module docstring) and keep it as
     the scene's flood (the audits scope by it). Returns the message, or ("WARNING",
-    message) when a spawn stands on no floor or inside a wall (its capsule penetrates)."""
+    message) when a spawn stands on no floor, inside a wall (its capsule penetrates) or
+    inside a closed solid."""
     scene, level, key = context.scene, prep.level, prep.key
     remember(scene, level, key, res)
     classes = triangle_classes(res)
-    lost = [ob.name for ob, cell in zip(prep.spawns, res.spawn_cells) if cell < 0]
+    spawns = prep.spawns
+    inside = [(ob.name, _object_name(level, t)) for ob, t in zip(spawns, prep.buried)
+              if t >= 0]
+    flooding = [ob for ob, t in zip(spawns, prep.buried) if t < 0]
+    lost = [ob.name for ob, cell in zip(flooding, res.spawn_cells) if cell < 0]
     drops = np.asarray(res.spawn_drop, float)
-    fell = [(ob.name, float(d)) for ob, cell, d in zip(prep.spawns, res.spawn_cells, drops)
+    fell = [(ob.name, float(d)) for ob, cell, d in zip(flooding, res.spawn_cells, drops)
             if cell >= 0 and d > 0.0]
     listed = region_findings(res)
     rows = (results.finding_rows(level, "ISLAND",
@@ -200,9 +212,9 @@ def write_results(context, prep: Prepared, res):
             + results.finding_rows(level, "TRAP",
                                    [x for x in listed if x.finding.check == "traps"], key))
     found = bool(res.islands or res.traps)
-    walled = spawns_in_walls(level, prep.spawns)
-    summary = summary_text(res, len(prep.spawns), lost, fell) + walled_text(walled)
-    warn = bool(lost or walled)
+    walled = spawns_in_walls(level, spawns)
+    summary = summary_text(res, len(spawns), lost, fell, inside) + walled_text(walled)
+    warn = bool(lost or walled or inside)
     rows.insert(0, {"kind": "REACHABILITY", "capsule": "", "label": summary,
                     "value": float(res.reachable_area), "stamp": level.stamp, "inputs": key,
                     "severity": "NONE" if found or warn else "PASSED"})
@@ -213,6 +225,13 @@ def write_results(context, prep: Prepared, res):
     results.replace_rows(scene, set(REACH_KINDS), rows)
     message = summary + operators.edit_note(prep.edited)
     return ("WARNING", message) if warn else message
+
+
+def _object_name(level, triangle: int) -> str:
+    """The scene object a triangle of the level comes from."""
+    name = level.objects[int(level.tri_object[int(triangle)])]
+    target = results.object_for(name)
+    return target.name if target is not None else name
 
 
 def run_reachability(context, progress=None):
@@ -228,7 +247,9 @@ def run_reachability(context, progress=None):
             if progress is not None:
                 progress(fraction)
 
-        res = core.reachability(prep.level.mesh, prep.feet, prep.settings, progress=tell)
+        res = remembered(context.scene, prep.level, prep.key)
+        if res is None:
+            res = core.reachability(prep.level.mesh, prep.feet, prep.settings, progress=tell)
     return write_results(context, prep, res)
 
 

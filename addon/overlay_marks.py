@@ -101,6 +101,7 @@ def capsule_layer(scene):
         except ValueError:
             continue
         n = ob.capsule_collision.penetrating_count
+        n = 1 if n == 0 and ob.capsule_collision.inside_solid else n  # buried in a solid
         color = RED if n > 0 else CAPSULE_CLEAR if n == 0 else CAPSULE_UNCHECKED
         pts.append(_transform(local, ob.matrix_world.normalized()))
         cols.append(np.tile(np.array(color, np.float32), (local.shape[0], 1)))
@@ -123,7 +124,7 @@ def push_marks(scene) -> list:
     for ob in scene.objects:
         if scene_data.role_of(ob) != "CAPSULE" or not ob.visible_get():
             continue
-        if ob.capsule_collision.penetrating_count <= 0:
+        if ob.capsule_collision.penetrating_count <= 0 and not ob.capsule_collision.inside_solid:
             continue
         pg = ob.capsule_collision
         key = (ob.name, np.array(ob.matrix_world, np.float64).tobytes(),

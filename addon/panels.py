@@ -282,6 +282,10 @@ class CAPSULE_COLLISION_PT_capsule(SidebarPanel):
         box = layout.box()
         if st.penetrating_count < 0:
             box.label(text="Not checked yet")
+        elif st.inside_solid:
+            box.label(text=f"Buried inside {st.inside_solid}", icon="ERROR")
+            box.prop(st, "deepest_depth")
+            box.prop(st, "push_out")
         elif st.penetrating_count == 0:
             box.label(text="Clear", icon="CHECKMARK")
         else:

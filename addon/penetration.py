@@ -104,6 +104,8 @@ def capsule_rows(scene, level, j: Judged) -> list[dict]:
               "has_position": True}
     expect = _expect_text(check, holds)
     tris, depths, normals = verdict.triangles, verdict.depths, verdict.normals
+    if not tris.size and verdict.solid >= 0:
+        return [_inside_row(level, common, verdict, expect)]
     if not tris.size:
         cap = check.capsule
         r = cap.radius
@@ -129,14 +131,35 @@ def capsule_rows(scene, level, j: Judged) -> list[dict]:
     return rows
 
 
+def _inside_row(level, common: dict, verdict, expect: str) -> dict:
+    """The row of a capsule touching no face inside a closed solid: the solid's object,
+    the way out and the face it leaves through (``verdicts.CapsuleVerdict.solid``)."""
+    scale = level.unit_scale
+    obj_index, faces, unmapped, sel = next(iter(results.group_triangles(
+        level, np.array([verdict.solid], np.int64))))
+    level_name = level.objects[obj_index]
+    target = results.object_for(level_name)
+    name = target.name if target is not None else level_name
+    way = verdict.way_out
+    depth = f"{way.distance:.4g} m from its way out" if way is not None and np.isfinite(
+        way.distance) else "no way out found"
+    corners = level.mesh.vertices[level.mesh.triangles[sel]]
+    return dict(common, object=name, instancer=results.instancer_of(level_name, target),
+                label=f"{common['capsule']}: buried inside {name} ({depth}){expect}",
+                face_count=int(faces.size + unmapped), value=float(verdict.deepest),
+                push_out=tuple(verdict.push_out / scale), faces=faces, unmapped=int(unmapped),
+                bounds=_box(corners, scale))
+
+
 def _as_stored(x: float) -> float:
     """``x`` rounded to float32 as Blender stores float properties."""
     return float(np.float32(x))
 
 
-def write_state(obj, verdict, unit: float, stamp: str) -> None:
+def write_state(obj, verdict, unit: float, stamp: str, solid: str = "") -> None:
     """A capsule's state from its verdict (None: pending, not checked), written only where it
-    changed (compared as Blender stores floats)."""
+    changed (compared as Blender stores floats). ``solid``: the object the capsule is buried
+    inside (``verdict.solid``), else ""."""
     pg = obj.capsule_collision
     if verdict is None:
         if pg.penetrating_count != -1:
@@ -145,8 +168,11 @@ def write_state(obj, verdict, unit: float, stamp: str) -> None:
     push = tuple(float(x) / unit for x in verdict.push_out)
     if pg.penetrating_count != int(verdict.triangles.size):
         pg.penetrating_count = int(verdict.triangles.size)
-    if pg.deepest_depth != _as_stored(verdict.deepest / unit):
-        pg.deepest_depth = verdict.deepest / unit
+    if pg.inside_solid != solid:
+        pg.inside_solid = solid
+    deepest = verdict.deepest if np.isfinite(verdict.deepest) else 0.0
+    if pg.deepest_depth != _as_stored(deepest / unit):
+        pg.deepest_depth = deepest / unit
     if tuple(pg.push_out) != tuple(_as_stored(x) for x in push):
         pg.push_out = push
     if pg.state_stamp != stamp:
@@ -158,8 +184,9 @@ def write(scene, level, judged: list[Judged]) -> Written:
     rows of other capsules stay, rows of capsules no longer in the scene go."""
     rows, faces, unmapped, failed, penetrating = [], 0, 0, 0, 0
     for j in judged:
-        write_state(j.obj, j.verdict, level.unit_scale, level.stamp)
         new = capsule_rows(scene, level, j)
+        solid = new[0].get("object", "") if j.verdict.solid >= 0 else ""
+        write_state(j.obj, j.verdict, level.unit_scale, level.stamp, solid)
         rows += new
         faces += sum(r.get("face_count", 0) for r in new)
         unmapped += sum(r.get("unmapped", 0) for r in new)

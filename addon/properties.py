@@ -459,6 +459,10 @@ class CAPSULE_COLLISION_PG_object(bpy.types.PropertyGroup):
         "capsule: a spawn inside a wall is a bug")
     penetrating_count: IntProperty(name="Penetrating", default=-1, min=-1,
                                    description="Penetrated triangles (-1: not checked)")
+    inside_solid: StringProperty(
+        name="Inside", default="",
+        description="The closed solid this capsule sits wholly inside, touching no face "
+        "(buried: penetrating though no triangle is); empty when it is in none")
     deepest_depth: FloatProperty(name="Deepest", default=0.0, unit="LENGTH",
                                  description="Deepest penetration")
     push_out: FloatVectorProperty(name="Push Out", size=3, subtype="TRANSLATION",

@@ -25,8 +25,9 @@ from .merge import fingerprint
 DEFAULT_OUT = "levelcheck-out"
 DEFAULT_INSETS = 6  # inset pictures per level, one per finding, worst first
 EPILOG = ("exit status: 0 no finding fails the gate (--fail-on), 1 findings, 2 usage or input "
-          "error (one line on stderr). Outputs: report.json, junit.xml, report.png and one "
-          "inset picture per finding (finding-<level>-<n>.png).")
+          "error or a worker that died (one line on stderr), 130/143 stopped by SIGINT/SIGTERM. "
+          "Outputs: report.json, junit.xml, report.png and one inset picture per finding "
+          "(finding-<level>-<n>.png); an earlier run's outputs in --out are removed first.")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -73,7 +74,9 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--fail-on", choices=SEVERITIES[:2], default="error",
                    help="exit 1 on findings of this severity or above (default error; "
                         "warning: audits and level warnings fail too)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes over the levels")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="worker processes over the levels (capped by the CPUs and by the "
+                        "memory a worker needs, said on stderr)")
     p.add_argument("--shard", help="K/N: check only the K-th of N deterministic shares of the "
                                    "levels (a CI matrix); combine the outputs with --merge")
     p.add_argument("--merge", nargs="+", metavar="DIR",
@@ -82,8 +85,8 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--baseline", help="a previous report.json: fail only on findings new "
                                       "since it")
     p.add_argument("--root", help="the folder level keys are relative to (a finding's "
-                                  "identity for --baseline; default: the levels' common "
-                                  "folder)")
+                                  "identity for --baseline; default: the git top level of "
+                                  "the levels' common folder, else that folder)")
     p.add_argument("--save-blend", action="store_true",
                    help="also save the level annotated by the extension's operators (face "
                         "attributes, traces, markers) as <level>.levelcheck.blend")
@@ -143,6 +146,25 @@ def load_baseline(path):
     return doc
 
 
+def baseline_fits(baseline: dict, root, keys, path):
+    """UsageError unless ``baseline`` (a report document) was made over the same ``root``
+    and holds at least one of the run's level ``keys``: a finding must never be matched
+    against another level's that happens to share its key."""
+    theirs = (baseline.get("run") or {}).get("root")
+    if theirs != root:
+        said = "records no root (made by an older levelcheck: make it again)" if (
+            theirs is None and root is not None) else f"has root {theirs}"
+        raise UsageError(f"--baseline {path}: {said}, but this run's level keys are relative "
+                         f"to {root}; make the baseline with the same --root")
+    known = {lv.get("key") for lv in baseline.get("levels", [])}
+    if keys and not known.intersection(keys):
+        raise UsageError(f"--baseline {path}: none of this run's levels ({', '.join(keys[:3])}"
+                         f"{', ...' if len(keys) > 3 else ''}) is in it (its levels: "
+                         f"{', '.join(sorted(k for k in known if k)[:3]) or 'none'}); a "
+                         "baseline of other levels would pass every finding as new or known "
+                         "by chance")
+
+
 def _options(args):
     if args.jobs < 1:
         raise UsageError(f"--jobs: must be >= 1, got {args.jobs}")
@@ -162,7 +184,7 @@ def _options(args):
 def build_job(args) -> Job:
     """Every input checked; UsageError for the first problem."""
     checks, min_depth, rates, overrides = _options(args)
-    levels = levels_module.gather(args)
+    levels, root = levels_module.gather_with_root(args)
     for lv in levels:
         fields = resolve_settings(ControllerSettings().to_dict(), args.preset or lv.spec.preset,
                                   lv.spec.settings, overrides)
@@ -172,13 +194,15 @@ def build_job(args) -> Job:
             raise UsageError(f"settings for {lv.display}: {exc}") from None
     shard = parse_shard(args.shard) if args.shard else None
     many = len(levels) > 1
-    run = {"shard": list(shard) if shard else None, "levels": len(levels),
+    run = {"shard": list(shard) if shard else None, "levels": len(levels), "root": root,
            "fingerprint": fingerprint([lv.key for lv in levels], checks, overrides,
                                       args.preset, args.collection, args.naming, rates,
                                       min_depth, args.up, args.forward, args.fail_on)}
     if shard:
         levels = [lv for lv in levels if lv.index % shard[1] == shard[0] - 1]
     baseline = load_baseline(args.baseline) if args.baseline else None
+    if baseline is not None:
+        baseline_fits(baseline, root, [lv.key for lv in levels], args.baseline)
     return Job(levels, args.out, overrides, args.preset, args.collection, args.naming, checks,
                rates, min_depth, args.fail_on, args.save_blend, not args.no_png, args.insets,
                args.quiet, shard, many, run, baseline, args.baseline)

@@ -31,7 +31,11 @@ atomically: report.json (see schema/report.schema.json), junit.xml, report.png (
 console gets one summary table and the output paths; progress goes to stderr.
 
 Exit status: 0 no finding fails the gate (``--fail-on``; with ``--baseline``: no new one),
-1 findings, 2 usage, input or output error (one line on stderr, no outputs).
+1 findings, 2 usage, input or output error, or a worker process that died (one line on
+stderr, no outputs), 130 / 143 stopped by SIGINT / SIGTERM (one line; workers stopped,
+temporary folders removed). An earlier run's outputs in ``--out`` are removed before any
+work (a non-empty folder that is not levelcheck's is refused); ``--jobs`` is capped by the
+CPUs and by the memory a worker needs, and says so.
 """
 
 from __future__ import annotations
@@ -43,22 +47,24 @@ import tempfile
 
 from ..core.checks.report import combine_levels, mark_baseline
 from . import console
-from .arguments import build_job, load_baseline, parser
+from .arguments import baseline_fits, build_job, load_baseline, parser
 from .export import export_levels
 from .levels import UsageError
 from .merge import merge
-from .outputs import OutputError, probe, remove_if_empty, write_outputs
-from .run import run_levels, run_parallel
+from .outputs import OutputError, clear_previous, probe, remove_if_empty, write_outputs
+from .run import Stopped, run_levels, run_parallel, stop_on_signals, worker_count
 
 
 def _check(args):
     """Check the levels of the command line: (document, written paths)."""
     job = build_job(args)
+    clear_previous(args.out)
     created = probe(args.out)
     work_dir = tempfile.mkdtemp(prefix="levelcheck-")
     try:
-        if args.jobs > 1 and len(job.levels) > 1:
-            reports, outputs = run_parallel(job, min(args.jobs, len(job.levels)), work_dir)
+        n_jobs = worker_count(args.jobs, job.levels) if args.jobs > 1 else 1
+        if n_jobs > 1:
+            reports, outputs = run_parallel(job, n_jobs, work_dir)
         else:
             reports, outputs = run_levels(job, work_dir)
         document = combine_levels(reports, job.fail_on)
@@ -66,7 +72,7 @@ def _check(args):
         if job.baseline is not None:
             mark_baseline(document, job.baseline, job.baseline_file)
         return document, write_outputs(document, outputs, args.out)
-    except (UsageError, OutputError, ValueError):
+    except (UsageError, OutputError, ValueError, Stopped):
         if created:
             remove_if_empty(args.out)
         raise
@@ -80,6 +86,9 @@ def _merge(args):
         raise UsageError("--merge takes shard output folders, not levels")
     baseline = load_baseline(args.baseline) if args.baseline else None
     reports, pictures, run = merge(args.merge)
+    clear_previous(args.out)
+    if baseline is not None:
+        baseline_fits(baseline, run.get("root"), [lv["key"] for lv in reports], args.baseline)
     probe(args.out)
     document = combine_levels(reports, args.fail_on)
     document["run"] = run
@@ -109,7 +118,12 @@ def main(argv=None) -> int:
         args = parser(__doc__.split("\n\n")[0]).parse_args(argv)
         if args.export_collision:
             return _export(args)
-        document, written = _merge(args) if args.merge else _check(args)
+        with stop_on_signals():
+            document, written = _merge(args) if args.merge else _check(args)
+    except Stopped as exc:
+        print(f"levelcheck: stopped by {exc} (workers stopped, temporary folders removed; "
+              "no report)", file=sys.stderr)
+        return 128 + exc.signum
     except (UsageError, OutputError, ValueError) as exc:
         # ValueError: LevelError and core on a level's data, named by the level
         print(f"levelcheck: error: {exc}", file=sys.stderr)

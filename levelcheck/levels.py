@@ -1,14 +1,21 @@
 """The levels of a run, checked before Blender starts: the files exist and are what their
 suffix says (OBJ vertices finite), each level's spec (sidecar) parsed strictly, its importer
-axes, and its key (the path relative to ``--root``: a finding's identity across runs).
+axes, and its key (the path relative to the run's root: a finding's identity across runs).
+
+The root is ``--root``, else the git top level of the levels' common folder when it is in a
+repository, else that folder: keys are then the paths in the repository, the same whichever
+subset of levels a run checks (two ``level.obj`` in different folders never share a key).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
 import os
 import re
+import subprocess
+import sys
 
 from ..core.checks.spec import EMPTY_SPEC, LevelSpec, check_axes, parse_spec
 from .axes import AXIS_FORMATS, LEVEL_SUFFIXES
@@ -113,6 +120,59 @@ def sniff(path):
                              "coordinate (Blender would read it as 0)")
 
 
+def sidecar_names(path: str) -> tuple[str, str]:
+    """The two names a level's sidecar may have: ``<level>.levelcheck.json`` (the level's
+    name without its suffix) and ``<level>.<ext>.levelcheck.json``."""
+    name = os.path.basename(path)
+    return os.path.splitext(name)[0] + SIDECAR_SUFFIX, name + SIDECAR_SUFFIX
+
+
+def find_sidecar(path: str, warn=None) -> str | None:
+    """The sidecar of the level ``path`` (either name of ``sidecar_names``), or None.
+    UsageError when both exist (which one wins would be a guess). A file beside the level
+    that nearly has one of the names (another case, a typo such as ``.levelchek.json``) is
+    not read, and ``warn(line)`` (default: one line on stderr) says so."""
+    folder = os.path.dirname(os.path.abspath(path))
+    names = sidecar_names(path)
+    try:
+        present = set(os.listdir(folder))
+    except OSError:
+        present = set()
+    found = [n for n in names if n in present]
+    if len(found) == 2:
+        raise UsageError(f"level {path}: two sidecars, {found[0]} and {found[1]}; keep one")
+    for near in near_misses(path, present, names):
+        (warn or _stderr)(f"levelcheck: warning: level {path}: {near} is not read as its "
+                          f"sidecar (expected {names[0]} or {names[1]}): rename it")
+    return os.path.join(folder, found[0]) if found else None
+
+
+# How alike (difflib ratio, 0..1) a file's name must be to a sidecar's name to warn.
+NEAR_MISS_RATIO = 0.85
+
+
+def near_misses(path: str, present, names) -> list:
+    """Files of ``present`` (names in the level's folder) that look like a sidecar of level
+    ``path`` but are not one of ``names``: the level's name (any case) followed by something
+    close to a sidecar's suffix; another level's exact sidecar is never one."""
+    stem = os.path.splitext(os.path.basename(path))[0].lower()
+    others = {os.path.splitext(n)[0] + SIDECAR_SUFFIX for n in present} | {
+        n + SIDECAR_SUFFIX for n in present}
+    out = []
+    for name in sorted(present - set(names) - others):
+        low = name.lower()
+        if not low.startswith(stem) or not low.endswith(".json") and "levelch" not in low:
+            continue
+        if max(difflib.SequenceMatcher(None, low, n.lower()).ratio() for n in names) >= (
+                NEAR_MISS_RATIO):
+            out.append(name)
+    return out
+
+
+def _stderr(line: str):
+    print(line, file=sys.stderr)
+
+
 def _render_file(path: str, spec: LevelSpec) -> str | None:
     """The spec's ``render`` file beside the level ``path`` (relative to the level file),
     checked like a level (its importer axes are the level's); None when it names none."""
@@ -144,21 +204,40 @@ def _axes(level: Level, up, forward):
 
 
 def _key(path: str, root: str) -> str:
-    rel = os.path.relpath(os.path.abspath(path), root)
+    rel = os.path.relpath(os.path.realpath(path), root)
     if rel.startswith(os.pardir + os.sep) or rel == os.pardir:
         raise UsageError(f"level {path}: not inside --root {root}")
     return rel.replace(os.sep, "/")
 
 
+def git_top(folder: str) -> str | None:
+    """The top level of the git work tree holding ``folder``, or None (not in one, or no git)."""
+    try:
+        proc = subprocess.run(["git", "-C", folder, "rev-parse", "--show-toplevel"],
+                              capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    top = proc.stdout.strip()
+    return os.path.realpath(top) if proc.returncode == 0 and top else None
+
+
 def default_root(paths) -> str:
-    """The common parent folder of ``paths`` (absolute)."""
-    folders = [os.path.dirname(os.path.abspath(p)) for p in paths]
-    return os.path.commonpath(folders) if folders else os.getcwd()
+    """The run's root for ``paths``: the git top level of their common folder, else that
+    folder (absolute, symbolic links resolved)."""
+    folders = [os.path.dirname(os.path.realpath(p)) for p in paths]
+    common = os.path.commonpath(folders) if folders else os.getcwd()
+    return git_top(common) or common
 
 
 def gather(args) -> list:
     """The run's levels (index = position on the command line), every spec read and checked.
     UsageError for the first problem."""
+    return gather_with_root(args)[0]
+
+
+def gather_with_root(args) -> tuple[list, str | None]:
+    """(``gather``'s levels, the root their keys are relative to: None for the bundled
+    sample)."""
     given = args.levels or [None]
     common = read_spec(args.spec) if args.spec else None
     levels = []
@@ -174,11 +253,11 @@ def gather(args) -> list:
             path = os.path.join(os.path.dirname(os.path.abspath(arg)), spec.mesh)
         sniff(path)
         if spec is None:
-            sidecar = os.path.splitext(path)[0] + SIDECAR_SUFFIX
-            spec = common or (read_spec(sidecar) if os.path.isfile(sidecar) else EMPTY_SPEC)
+            sidecar = find_sidecar(path)
+            spec = common or (read_spec(sidecar) if sidecar else EMPTY_SPEC)
         levels.append(Level(i, path, arg, spec, render=_render_file(path, spec)))
     files = [lv.path for lv in levels if lv.path is not None]
-    root = os.path.abspath(args.root) if args.root else default_root(files)
+    root = os.path.realpath(args.root) if args.root else default_root(files)
     if args.root and not os.path.isdir(root):
         raise UsageError(f"--root {args.root}: no such folder")
     keys: dict = {}
@@ -193,4 +272,4 @@ def gather(args) -> list:
             os.path.splitext(lv.path or "")[1].lower() in AXIS_FORMATS for lv in levels):
         raise UsageError(f"--up/--forward: no {' or '.join(AXIS_FORMATS)} level to apply "
                          "them to (other formats carry their own axes)")
-    return levels
+    return levels, (root if files else None)

@@ -59,5 +59,5 @@ def merge(folders) -> tuple[list, dict, dict]:
     if missing:
         raise UsageError(f"--merge: shard(s) {', '.join(f'{k}/{n}' for k in missing)} "
                          "missing: an incomplete set would pass what it never checked")
-    return levels, pictures, {"merged": n, "shard": None,
+    return levels, pictures, {"merged": n, "shard": None, "root": run.get("root"),
                               "levels": run.get("levels"), "fingerprint": run.get("fingerprint")}

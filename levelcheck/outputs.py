@@ -6,16 +6,25 @@ not after the whole run. A write that still fails at the end (the disk filled me
 an ``OutputError``: exit status 2 with one line, never a traceback that CI reads as findings.
 Every file is written to a temporary file beside it and renamed into place: a reader sees
 the old file or the whole new one.
+
+``--out`` never holds an earlier run's outputs after this run (``clear_previous``): before
+any work, the files an earlier levelcheck run wrote there (report.json, junit.xml, its
+pictures and saved .blend files; known by the folder's report.json) are removed, so a run
+that stops with exit status 2 leaves none of them for a "publish always" step to show as
+green. A non-empty folder holding no levelcheck report.json is refused (exit status 2): it
+is not levelcheck's to clear.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import json
 import os
 import shutil
 import tempfile
 
+from ..core.checks.report import REPORT_FORMAT
 from .junit import junit_xml
 
 PROBE_BYTES = 64 * 1024  # a little more than a small report.json
@@ -52,6 +61,41 @@ def probe(out: str) -> bool:
                 os.rmdir(path)
         raise OutputError(f"--out {out}: cannot write there ({exc.strerror or exc})") from None
     return created
+
+
+# What a levelcheck run writes into --out (and its temporary files if one was killed).
+OWN_PATTERNS = ("report.json", "junit.xml", "report.png", "report-*.png", "finding-*.png",
+                "*.levelcheck.blend", ".levelcheck-*")
+
+
+def clear_previous(out: str) -> list:
+    """Remove an earlier levelcheck run's outputs from ``out`` (see the module docstring).
+    Returns the names removed. OutputError for a non-empty folder that holds no levelcheck
+    report.json, or a file that cannot be removed."""
+    path = os.path.abspath(out)
+    if not os.path.isdir(path):
+        return []
+    names = sorted(os.listdir(path))
+    if not names:
+        return []
+    report = os.path.join(path, "report.json")
+    try:
+        with open(report, encoding="utf-8") as handle:
+            ours = json.load(handle).get("format") == REPORT_FORMAT
+    except (OSError, ValueError, AttributeError):
+        ours = False
+    if not ours:
+        raise OutputError(f"--out {out}: not empty and not a levelcheck output (no levelcheck "
+                          "report.json in it); name an empty or new folder")
+    removed = [n for n in names if any(fnmatch.fnmatchcase(n, p) for p in OWN_PATTERNS)
+               and os.path.isfile(os.path.join(path, n))]
+    try:
+        for n in [n for n in removed if n != "report.json"] + ["report.json"]:
+            os.unlink(os.path.join(path, n))  # report.json last: the folder stays ours
+    except OSError as exc:
+        raise OutputError(f"--out {out}: cannot remove the earlier run's {n} "
+                          f"({exc.strerror or exc})") from None
+    return removed
 
 
 def remove_if_empty(out: str):

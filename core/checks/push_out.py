@@ -51,6 +51,7 @@ from ..geometry.shapes import Capsule
 from ..geometry.sweep import sweep_capsule_triangle_many
 from ..geometry.validate import as_nonnegative
 from ..mesh.rays import ray_triangle_many
+from ..mesh.solids import enclosing_solids
 
 # Contact normals tried as directions (the deepest ones first); the axes always follow.
 MAX_CONTACT_DIRECTIONS = 8
@@ -105,7 +106,8 @@ def push_out(mesh, capsule: Capsule, max_distance=None) -> PushOut:
         capsule's height, 2 radius + segment length)
 
     Returns ``PushOut``; ``CLEAR`` (zero direction and distance) when the capsule penetrates
-    nothing and is not inside a closed solid. ValueError for a non-Capsule or a bad limit.
+    nothing and is not inside a closed solid (``core.mesh.solids.enclosing_solids``).
+    ValueError for a non-Capsule or a bad limit.
     """
     if not isinstance(capsule, Capsule):
         raise ValueError(f"capsule must be a Capsule, got {type(capsule).__name__}")
@@ -113,8 +115,8 @@ def push_out(mesh, capsule: Capsule, max_distance=None) -> PushOut:
     limit = height if max_distance is None else as_nonnegative(max_distance, "max_distance")
     contacts = mesh.capsule_contacts(capsule)
     samples = axis_points(capsule)
-    if not contacts and not inside_closed_solid(mesh, samples).any():
-        return CLEAR
+    if not contacts and enclosing_solids(mesh, samples[1:2])[0] < 0:  # core.mesh.solids
+        return CLEAR  # touches nothing and is in no closed solid
     directions = candidate_directions(contacts)
     at_start = mesh.penetrating_triangles(capsule)
     best_u, best_d = np.zeros(3), np.inf

@@ -56,6 +56,7 @@ from .severity import ERROR, count_by_severity, fails, parse_severity
 from .targets import (
     reach_summary,
     run_reachability,
+    spawn_findings,
     target_findings,
     target_rows,
 )
@@ -284,7 +285,10 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
         value = None
         if finding.check == "capsule":
             for check, verdict in zip(res.capsules, res.capsule_verdicts):
-                if check.name == finding.name:
+                if check.name == finding.name and verdict.solid >= 0:  # name the solid
+                    finding = capsule_finding(check, verdict, names.label(verdict.solid))
+                    tris, value = [verdict.solid], verdict.deepest
+                elif check.name == finding.name:
                     tris = verdict.triangles[:TRIANGLES_LISTED].tolist()
                     value = verdict.deepest
         elif finding.check == "walk":
@@ -305,6 +309,9 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
         out.extend((listed, False) for listed in audit_findings(
             kind, result, res.settings, reach, names.label, explained))
     if reach is not None:
+        solids = res.reach.buried[res.reach.buried >= 0]  # one finding per buried spawn
+        out.extend((Listed(f, np.array([t], np.int64)), True) for f, t in zip(
+            spawn_findings(res.spawns, res.reach.buried, names.label), solids, strict=True))
         out.extend((listed, False) for listed in region_findings(reach))
     if res.diff is not None:
         out.extend(diff_findings(res.diff, names, TriangleNames(res.render_geometry)))

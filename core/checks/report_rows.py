@@ -61,8 +61,11 @@ def capsule_rows(res, names: TriangleNames) -> list:
             "radius_m": round(float(cap.radius), 6), "height_m": round(height, 6),
             "expected": check.expect, "verdict": verdict.word, "ok": finding is None,
             "penetrating_count": int(verdict.triangles.size),
-            "deepest_m": round(verdict.deepest, 6), "push_out_m": position_row(verdict.push_out),
-            "buried": verdict.buried, "triangles": listed})
+            "push_out_m": position_row(verdict.push_out), "buried": verdict.buried,
+            "inside_solid": names.name(verdict.solid) if verdict.solid >= 0 else None,
+            "triangles": listed})
+        value_row(rows[-1], "deepest_m", verdict.deepest, "inside a closed solid with no way "
+                  "out found")
     return rows
 
 

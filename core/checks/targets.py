@@ -21,8 +21,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..mesh.solids import enclosing_solids
 from .spec import REACHABLE, TARGET_EXPECTATIONS
-from .verdicts import Finding, format_vector
+from .verdicts import CLEAR, PENETRATING, Finding, format_vector
 
 
 class TargetCheck(NamedTuple):
@@ -35,10 +36,13 @@ class TargetCheck(NamedTuple):
 
 
 class ReachResults(NamedTuple):
-    """``result``: what ``reach`` returned; ``reached`` (T,) bool per target."""
+    """``result``: what ``reach`` returned; ``reached`` (T,) bool per target; ``buried``
+    (K,) int64 per spawn: a face of the closed solid the spawn's character would stand inside
+    (it floods nothing: left out of the flood), else -1."""
 
     result: object
     reached: np.ndarray
+    buried: np.ndarray = np.zeros(0, np.int64)
 
 
 def run_reachability(reach, mesh, spawns, targets, settings) -> ReachResults:
@@ -52,11 +56,36 @@ def run_reachability(reach, mesh, spawns, targets, settings) -> ReachResults:
         if t.expect not in TARGET_EXPECTATIONS:
             raise ValueError(f"target {t.name!r} expect: unknown expected verdict "
                              f"{t.expect!r}; allowed: {', '.join(TARGET_EXPECTATIONS)}")
-    result = reach(mesh, np.asarray(spawns, np.float64).reshape(-1, 3), settings)
+    spawns = np.asarray(spawns, np.float64).reshape(-1, 3)
+    buried = (buried_spawns(mesh, spawns, settings) if mesh is not None  # None: a stand-in
+              else np.full(len(spawns), -1, np.int64))
+    result = reach(mesh, spawns[buried < 0], settings)
     points = np.asarray([t.point for t in targets], np.float64).reshape(-1, 3)
     reached = (np.asarray(result.can_reach(points), bool) if len(targets)
                else np.zeros(0, bool))
-    return ReachResults(result, reached)
+    return ReachResults(result, reached, buried)
+
+
+def buried_spawns(mesh, spawns, settings) -> np.ndarray:
+    """(K,) int64: for each spawn foot point (K, 3), a face of the closed solid that holds
+    the middle of the character standing there (``core.mesh.solids``), else -1."""
+    up = np.asarray(getattr(settings, "up", (0.0, 0.0, 1.0)), np.float64)
+    half = 0.5 * float(getattr(settings, "height", 1.8))
+    return enclosing_solids(mesh, spawns + half * up / np.linalg.norm(up))
+
+
+def spawn_findings(spawns, buried, name_of) -> list:
+    """A Finding (kind "capsule", an error) per spawn inside a closed solid: it floods
+    nothing. ``name_of(triangle)`` names the solid."""
+    out = []
+    for k in np.flatnonzero(np.asarray(buried) >= 0):
+        point = tuple(float(x) for x in spawns[k])
+        solid = str(name_of(int(buried[k])))
+        out.append(Finding("capsule", f"spawn {k + 1}", CLEAR, PENETRATING, point,
+                           f"spawn {k + 1} at {format_vector(point, 2)} is inside the closed "
+                           f"solid {solid}: it floods nothing (left out of reachability); "
+                           f"move the spawn out of the solid"))
+    return out
 
 
 def target_findings(targets, reached) -> list:

@@ -28,8 +28,9 @@ import numpy as np
 
 from ..constants import EXACT_TIE_REL, MIN_REPORTED_DEPTH
 from ..geometry.shapes import Capsule
+from ..mesh.solids import enclosing_solids
 from ..walk.walkthrough import EVENT_KINDS
-from .push_out import PushOut, push_out
+from .push_out import PushOut, axis_points, push_out
 from .severity import parse_severity, severity_of
 
 ANY = "any"
@@ -131,21 +132,31 @@ class CapsuleVerdict:
     deepest: metres (0 when clear); way_out: ``push_out.PushOut``, the shortest move that
     frees the capsule without leaving through another solid (None when clear, or when not
     asked for); push_out (3,) metres: that move (the deepest contact's normal x depth without
-    a way out); buried: no way out within the capsule's height."""
+    a way out); buried: no way out within the capsule's height, or wholly inside a closed
+    solid; solid: when the capsule touches no face but lies wholly inside a closed solid
+    (``core.mesh.solids``), the face of that solid it would leave through first (names the
+    solid), else -1."""
 
     triangles: np.ndarray
     depths: np.ndarray
     normals: np.ndarray
     points: np.ndarray
     way_out: PushOut | None = None
+    solid: int = -1
 
     @property
     def penetrating(self) -> bool:
-        return bool(self.triangles.size)
+        return bool(self.triangles.size) or self.solid >= 0
 
     @property
     def deepest(self) -> float:
-        return float(self.depths[0]) if self.depths.size else 0.0
+        """Metres: the deepest contact's depth; inside a solid touching no face, the way out's
+        length (inf when none was found or asked for); 0 when clear."""
+        if self.depths.size:
+            return float(self.depths[0])
+        if self.solid >= 0:
+            return float(self.way_out.distance) if self.way_out is not None else math.inf
+        return 0.0
 
     @property
     def push_out(self) -> np.ndarray:
@@ -155,7 +166,7 @@ class CapsuleVerdict:
 
     @property
     def buried(self) -> bool:
-        return bool(self.way_out is not None and self.way_out.buried)
+        return self.solid >= 0 or bool(self.way_out is not None and self.way_out.buried)
 
     @property
     def word(self) -> str:
@@ -183,7 +194,8 @@ def capsule_verdicts(mesh, capsules, min_depth: float = MIN_REPORTED_DEPTH,
     magnitude = max(float(np.abs(np.asarray(mesh.aabb)).max()), float(np.abs(a).max()),
                     float(np.abs(b).max()), float(r.max()))
     if min_depth <= EXACT_TIE_REL * 2.0 * magnitude:
-        verdicts = [_exact_verdict(mesh, c, min_depth) for c in capsules]
+        verdicts = _with_solids(mesh, capsules, [_exact_verdict(mesh, c, min_depth)
+                                                 for c in capsules])
         return _with_ways_out(mesh, capsules, verdicts) if way_out else verdicts
     batch = mesh.capsule_contacts_many(a, b, r)
     keep = batch.depth > min_depth
@@ -194,7 +206,23 @@ def capsule_verdicts(mesh, capsules, min_depth: float = MIN_REPORTED_DEPTH,
         order = sel[np.argsort(-batch.depth[sel], kind="stable")]
         out.append(CapsuleVerdict(batch.triangle[order].astype(np.int64), batch.depth[order],
                                   batch.normal[order], batch.point[order]))
+    out = _with_solids(mesh, capsules, out)
     return _with_ways_out(mesh, capsules, out) if way_out else out
+
+
+def _with_solids(mesh, capsules, verdicts) -> list:
+    """``verdicts`` with ``solid`` set for each capsule that touches no face but whose axis
+    middle lies inside a closed solid (then all of it does: it crosses no face)."""
+    free = [i for i, v in enumerate(verdicts) if not v.triangles.size]
+    if not free:
+        return verdicts
+    middles = np.array([axis_points(capsules[i])[1] for i in free])
+    solids = enclosing_solids(mesh, middles)
+    out = list(verdicts)
+    for i, solid in zip(free, solids):
+        if solid >= 0:
+            out[i] = replace(out[i], solid=int(solid))
+    return out
 
 
 def _with_ways_out(mesh, capsules, verdicts) -> list:
@@ -299,11 +327,17 @@ class Finding:
                 "message": self.message}
 
 
-def capsule_finding(check: CapsuleCheck, verdict: CapsuleVerdict) -> Finding | None:
-    """A Finding when ``check.expect`` does not hold for ``verdict``, else None."""
+def capsule_finding(check: CapsuleCheck, verdict: CapsuleVerdict,
+                    solid_name: str | None = None) -> Finding | None:
+    """A Finding when ``check.expect`` does not hold for ``verdict``, else None.
+    ``solid_name``: what to call the solid a capsule touching no face is inside (its object,
+    from the caller's triangle names; default: by the face's index)."""
     if capsule_expectation_holds(check.expect, verdict):
         return None
-    if verdict.buried:
+    if verdict.solid >= 0:
+        message = inside_message(f"capsule {check.name}", verdict,
+                                 solid_name or f"triangle {verdict.solid}")
+    elif verdict.buried:
         depth = verdict.way_out.distance if verdict.way_out is not None else math.inf
         how_deep = f"{format_depth(depth)} deep" if math.isfinite(depth) else "with no way out"
         message = (f"capsule {check.name} is buried in solid geometry ({how_deep}, "
@@ -319,6 +353,18 @@ def capsule_finding(check: CapsuleCheck, verdict: CapsuleVerdict) -> Finding | N
                    f"the geometry it tests is missing or moved")
     return Finding("capsule", check.name, check.expect, verdict.word,
                    tuple(float(x) for x in check.foot), message)
+
+
+def inside_message(what: str, verdict: CapsuleVerdict, solid_name: str) -> str:
+    """One line for a capsule touching no face inside the closed solid ``solid_name``: the
+    solid and the way out (``verdict.way_out``)."""
+    head = (f"{what} is buried inside the closed solid {solid_name} (it touches no face, "
+            f"so nothing else reports it)")
+    way = verdict.way_out
+    if way is not None and np.isfinite(way.distance) and way.distance > 0.0:
+        return (f"{head}; move it by {format_vector(way.vector)} m (the shortest way out, "
+                f"{way.distance:.3f} m) or remove the solid")
+    return f"{head}; no way out found: move it out of the solid or remove the solid"
 
 
 def walk_finding(check: PathCheck, report) -> Finding | None:

@@ -23,6 +23,36 @@ PINS = {line.strip() for line in (ROOT / "requirements.txt").read_text().splitli
         if line.startswith(("bpy==", "numpy=="))}
 
 
+# The system libraries bpy's shared objects need (ldd on .venv's bpy/*.so and bpy/lib/*.so:
+# everything not bundled in bpy/lib and not in python:3.11-slim) and their Debian packages.
+SYSTEM_LIBS = {"libX11.so.6": "libx11-6", "libXext.so.6": "libxext6", "libXt.so.6": "libxt6",
+               "libSM.so.6": "libsm6", "libICE.so.6": "libice6", "libGL.so.1": "libgl1",
+               "libOpenGL.so.0": "libopengl0", "libvulkan.so.1": "libvulkan1"}
+
+
+def test_the_system_libraries_listed_are_the_ones_bpy_loads():
+    """ldd on bpy's shared objects: every library that resolves outside bpy and the Python
+    image's own libraries (libc, libstdc++, libm, ...) or what the packages of SYSTEM_LIBS
+    pull in (libGLX, libxcb, ...) is one of SYSTEM_LIBS."""
+    import bpy  # noqa: PLC0415
+
+    folder = pathlib.Path(bpy.__file__).parent
+    needed = set()
+    for so in list(folder.glob("*.so")) + list(folder.glob("lib/*.so*")):
+        out = subprocess.run(["ldd", str(so)], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) >= 3 and parts[1] == "=>" and str(folder) not in parts[2]:
+                needed.add(parts[0])
+    base = {"libc.so.6", "libm.so.6", "libdl.so.2", "libpthread.so.0", "librt.so.1",
+            "libstdc++.so.6", "libgcc_s.so.1", "libutil.so.1", "libz.so.1", "libuuid.so.1",
+            "libGLX.so.0", "libGLdispatch.so.0", "libxcb.so.1", "libXau.so.6",
+            "libXdmcp.so.6", "libbsd.so.0", "libmd.so.0", "libexpat.so.1", "libffi.so.8",
+            "libcrypto.so.3", "libssl.so.3", "libtinfo.so.6", "libzstd.so.1", "liblzma.so.5",
+            "libbz2.so.1.0", "libsqlite3.so.0", "libreadline.so.8", "libncursesw.so.6"}
+    assert needed - base <= set(SYSTEM_LIBS), sorted(needed - base - set(SYSTEM_LIBS))
+
+
 @pytest.fixture(scope="module")
 def levels(tmp_path_factory, addon):
     """Three small levels: a capsule in a wall (an error), a clean floor, the first again."""
@@ -45,10 +75,54 @@ def levels(tmp_path_factory, addon):
     return folder
 
 
-def _bash(command, cwd, env):
-    """A CI step: bash with the job's variables, the venv's console scripts on PATH."""
+INSTALL_STEP = 'eval "$LEVELCHECK_INSTALL"'
+
+
+def _installs_the_checkouts_wheel(command):
+    """The install builds the wheel from the checkout and installs it with Blender's pins
+    (the project is on no package index: ``pip install capsule-collision`` would fail)."""
+    build, install = (part.strip() for part in command.split("&&"))
+    assert build == "pip wheel --no-deps --wheel-dir dist ."
+    assert install.startswith("pip install ") and set(install.split()) >= PINS
+    assert install.split()[-1] == "dist/capsule_collision-*.whl"
+    assert "capsule-collision" not in install.split()
+
+
+_INSTALLED: dict = {}  # install command -> the bin folder it installed levelcheck into
+
+
+def installed(command, tmp_path_factory):
+    """Run a workflow's install step as written (``eval "$LEVELCHECK_INSTALL"``) in a copy of
+    the checkout, with a fresh venv's ``pip`` first on PATH, as on a runner. The venv sees
+    this test venv's packages through a .pth file, so the pinned bpy and numpy are already
+    satisfied (not downloaded again) and pip builds and installs the wheel alone: levelcheck
+    then runs from the wheel, not from this editable checkout. Returns the venv's bin."""
+    if command not in _INSTALLED:
+        work = tmp_path_factory.mktemp("runner")
+        checkout = work / "checkout"
+        shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(
+            ".venv*", ".git", ".real_levels", "*.egg-info", "build", "dist", ".mypy_cache",
+            ".ruff_cache", ".pytest_cache", "__pycache__"))
+        venv = work / "venv"
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        site = next((venv / "lib").glob("python3*/site-packages"))
+        ours = [p for p in sys.path if p.endswith("site-packages")]
+        (site / "test_venv.pth").write_text("\n".join(ours) + "\n")
+        env = dict(os.environ, LEVELCHECK_INSTALL=command,
+                   PATH=str(venv / "bin") + os.pathsep + os.environ["PATH"])
+        proc = subprocess.run(["bash", "-c", INSTALL_STEP], cwd=checkout, env=env,
+                              capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert (venv / "bin" / "levelcheck").is_file()
+        assert list(site.glob("capsule_collision-*.dist-info"))  # the wheel, installed
+        _INSTALLED[command] = venv / "bin"
+    return _INSTALLED[command]
+
+
+def _bash(command, cwd, env, bin_dir=None):
+    """A CI step: bash with the job's variables, the installed console scripts on PATH."""
     env = dict(os.environ, **env)
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env["PATH"]
+    env["PATH"] = str(bin_dir or os.path.dirname(sys.executable)) + os.pathsep + env["PATH"]
     return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=900)
 
@@ -85,22 +159,29 @@ def single_run(tmp_path_factory, levels):
     return ws / "single"
 
 
-def test_github_actions_workflow_shards_and_merges(levels, single_run, tmp_path):
+def test_github_actions_workflow_shards_and_merges(levels, single_run, tmp_path,
+                                                   tmp_path_factory):
     flow = yaml.safe_load((EXAMPLES / "github-actions.yml").read_text())
     env = {k: str(v) for k, v in flow["env"].items()}
-    assert set(env["LEVELCHECK_INSTALL"].split()) >= PINS
+    _installs_the_checkouts_wheel(env["LEVELCHECK_INSTALL"])
+    bin_dir = installed(env["LEVELCHECK_INSTALL"], tmp_path_factory)
+    assert flow["permissions"] == {"contents": "read", "checks": "write"}  # the publisher
     shard_job, merge_job = flow["jobs"]["shard"], flow["jobs"]["merge"]
     shards = shard_job["strategy"]["matrix"]["shard"]
     assert shards == [1, 2, 3, 4] and shard_job["strategy"]["fail-fast"] is False
     assert merge_job["needs"] == "shard" and merge_job["if"] == "always()"
     runs = [s["run"] for s in shard_job["steps"] if "run" in s]
-    assert runs[0] == "$LEVELCHECK_INSTALL"
+    assert runs[0] == INSTALL_STEP
+    for job in (shard_job, merge_job):  # the wheel is built from the checkout
+        assert job["steps"][0]["uses"] == "actions/checkout@v4"
+        uploads = [s["with"] for s in job["steps"] if "upload-artifact" in s.get("uses", "")]
+        assert uploads and all(u["overwrite"] is True for u in uploads)  # a re-run
     (upload,) = [s["with"] for s in shard_job["steps"] if "upload-artifact" in s.get("uses", "")]
     store = tmp_path / "artifacts"
     for k in shards:
         ws = _workspace(tmp_path, f"shard{k}", levels)
         expand = lambda text, k=k: text.replace("${{ matrix.shard }}", str(k))  # noqa: E731
-        proc = _bash(expand(runs[1]), ws, env)
+        proc = _bash(expand(runs[1]), ws, env, bin_dir)
         assert proc.returncode == 0, proc.stderr  # findings (1) pass a shard job
         shutil.copytree(ws / expand(upload["path"]), store / expand(upload["name"]))
     steps = merge_job["steps"]
@@ -110,7 +191,7 @@ def test_github_actions_workflow_shards_and_merges(levels, single_run, tmp_path)
         if re.fullmatch(download["pattern"].replace("*", ".*"), artifact.name):
             shutil.copytree(artifact, ws / download["path"] / artifact.name)
     (merge,) = [s["run"] for s in steps if "--merge" in s.get("run", "")]
-    proc = _bash(merge, ws, env)
+    proc = _bash(merge, ws, env, bin_dir)
     assert proc.returncode == 1, proc.stderr  # the gate: two levels have an error
     (published,) = [s["with"] for s in steps if "junit-report" in s.get("uses", "")]
     (report,) = [s["with"] for s in steps
@@ -118,32 +199,38 @@ def test_github_actions_workflow_shards_and_merges(levels, single_run, tmp_path)
     assert (ws / published["report_paths"]).is_file()
     _check_merged(ws / report["path"], single_run)
     shutil.rmtree(ws / download["path"] / "levelcheck-shard-3")  # a shard job that died
-    proc = _bash(merge, ws, env)
+    proc = _bash(merge, ws, env, bin_dir)
     assert proc.returncode == 2 and "shard(s) 3/4 missing" in proc.stderr
 
 
-def test_gitlab_ci_file_runs_parallel_shards_and_a_merge(levels, single_run, tmp_path):
+def test_gitlab_ci_file_runs_parallel_shards_and_a_merge(levels, single_run, tmp_path,
+                                                         tmp_path_factory):
     ci = yaml.safe_load((EXAMPLES / "gitlab-ci.yml").read_text())
     variables = {k: str(v) for k, v in ci["variables"].items()}
-    assert set(variables["LEVELCHECK_INSTALL"].split()) >= PINS
+    _installs_the_checkouts_wheel(variables["LEVELCHECK_INSTALL"])
+    bin_dir = installed(variables["LEVELCHECK_INSTALL"], tmp_path_factory)
     assert ci["stages"] == ["check", "report"]
     job, merge_job = ci["levelcheck"], ci["levelcheck-report"]
     assert job["stage"] == "check" and merge_job["stage"] == "report"
     assert merge_job["needs"] == ["levelcheck"] and merge_job["when"] == "always"
     total = job["parallel"]
-    assert job["script"][0] == "$LEVELCHECK_INSTALL"
+    for each in (job, merge_job):
+        assert each["image"] == "python:3.11-slim" and each["script"][0] == INSTALL_STEP
+        assert each["before_script"] == ["apt-get update -qq && apt-get install -y -qq "
+                                         "--no-install-recommends $BPY_SYSTEM_LIBS"]
+    assert set(variables["BPY_SYSTEM_LIBS"].split()) >= set(SYSTEM_LIBS.values())
     ws = _workspace(tmp_path, "pipeline", levels)  # artifacts land in the next job's folder
     for index in range(1, total + 1):
         node = {"CI_NODE_INDEX": str(index), "CI_NODE_TOTAL": str(total), **variables}
         shard_ws = _workspace(tmp_path, f"node{index}", levels)
         for line in job["script"][1:]:
-            proc = _bash(line, shard_ws, node)
+            proc = _bash(line, shard_ws, node, bin_dir)
             assert proc.returncode == 0, proc.stderr
         for path in job["artifacts"]["paths"]:
             path = path.replace("$CI_NODE_INDEX", str(index)).rstrip("/")
             shutil.copytree(shard_ws / path, ws / path)
     for line in merge_job["script"][1:]:
-        proc = _bash(line, ws, variables)
+        proc = _bash(line, ws, variables, bin_dir)
     assert proc.returncode == 1, proc.stderr
     assert (ws / merge_job["artifacts"]["reports"]["junit"]).is_file()
     _check_merged(ws / merge_job["artifacts"]["paths"][0].rstrip("/"), single_run)
