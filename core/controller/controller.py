@@ -350,6 +350,7 @@ class CharacterController:
         tread[rows] = sp.tread
         missing = fg.length - dot_rows(slid.feet - feet0, fg.direction)
         ok = climbable(sp, self.settings)
+        ok &= sp.riser <= self.settings.stride_climb(fg.length[rows]) + STEP_RISE_TOL
         if self.steps_in_air:  # off the ground: only an edge below the bottom sphere's centre
             ok &= fg.follow[rows] | (sp.riser <= self.settings.radius + STEP_RISE_TOL)
         return self._climb(rows[ok], feet0, slid.feet,
