@@ -94,6 +94,20 @@ ENGINE_CONTACT_GAP = 1e-3
 # Jolt's 1.55 / 1.35 / 1.0; 0.05 gave 1.55 / 1.4 / 1.05, 0.15 gave 1.5 / 1.3 / 1.3).
 RAPIER_SUPPORT_MIN_COS = 1e-3
 JOLT_SUPPORT_MIN_COS = 0.1
+# Metres. Rapier's autostep moves the lifted capsule forward by what is left of the frame's
+# horizontal displacement (at most min_width), then lets it down: a stride this short or
+# shorter leaves its bottom sphere on a riser's edge at a wall-steep normal, where the walk
+# stalls or not with the frame's phase and float rounding (issue 26, 120 Hz: 3.3 cm). The
+# Rapier model then climbs only risers its lifted bottom clears (``ControllerSettings.
+# rapier_stride_climb``). Measured with Rapier (rapier3d 0.36.1, single risers of 0.40 and
+# 0.42 m, 12 phases and places each): every walk climbs at 4.4 cm (90 Hz) and more; at 4 cm
+# (100 Hz) 0.40 m is climbed 12/12, 0.42 m 2/12; 3.5 cm lies between 120 and 100 Hz.
+RAPIER_SHORT_STRIDE = 0.035
+# Metres. Rapier's controller is grounded while a contact whose normal points up
+# (RAPIER_SUPPORT_MIN_COS) is within its offset plus this of the capsule (``predict_ground``:
+# offset + 0.05), past where its snap to the ground still holds it: a character walking off
+# an edge keeps its falling speed at one frame of gravity until it is that far clear.
+RAPIER_GROUND_PREDICTION = 0.05
 
 # Metres. A walk moves a character whose support on an edge ends within a frame first to this
 # far (across the edge) short of where the support ends, so that its stick-to-floor still

@@ -350,8 +350,11 @@ class CharacterController:
         tread[rows] = sp.tread
         missing = fg.length - dot_rows(slid.feet - feet0, fg.direction)
         ok = climbable(sp, self.settings)
-        if self.steps_in_air:  # off the ground: only an edge below the bottom sphere's centre
-            ok &= fg.follow[rows] | (sp.riser <= self.settings.radius + STEP_RISE_TOL)
+        ok &= sp.riser <= self.settings.stride_climb(fg.length[rows]) + STEP_RISE_TOL
+        if self.steps_in_air:  # off the ground: an edge the autostep's room test clears
+            # from where the fall met the obstacle
+            rise = sp.riser + floor[rows] - slid.feet[rows] @ self.up
+            ok &= fg.follow[rows] | (rise <= self.settings.air_climb_height + STEP_RISE_TOL)
         return self._climb(rows[ok], feet0, slid.feet,
                            fg.direction, missing, foot_above)
 

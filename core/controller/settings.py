@@ -19,6 +19,7 @@ from ..constants import (
     FLOAT32_DIGITS,
     GROUND_PROBE_SKINS,
     JOLT_SUPPORT_MIN_COS,
+    RAPIER_SHORT_STRIDE,
     RAPIER_SUPPORT_MIN_COS,
     SLOPE_LIMIT_TOL_RAD,
     SUPPORT_MIN_COS,
@@ -235,6 +236,44 @@ class ControllerSettings:
         r, s = self.radius, self.skin_width
         ahead = max(r + s - (self.min_step_depth + s), 0.0)
         return self.step_height + 2.0 * s + r - math.sqrt((r + s) ** 2 - ahead ** 2)
+
+    @property
+    def air_climb_height(self) -> float:
+        """metres above its foot, the highest edge a character in the air steps onto (the
+        ``"rapier"`` model only: Rapier's autostep runs whether grounded or not). Its room
+        test, ``climb_height`` less the ``skin_width`` a grounded foot floats above its
+        floor: 0.4087 m for the engines README's character (measured, gaps at 60 and 120
+        Hz: Rapier steps onto a far edge met 0.400 m above its foot and falls past one met
+        0.403-0.405 m above it, issue 26)."""
+        return max(self.climb_height - self.skin_width, 0.0)
+
+    def stride_climb(self, stride) -> np.ndarray:
+        """(K,) metres: the highest riser climbed by characters whose frame moves them
+        ``stride`` (K,) metres horizontally. ``climb_height`` except for ``"rapier"`` at a
+        stride of ``RAPIER_SHORT_STRIDE`` or less (4 m/s at 120 Hz), where it is
+        ``step_height + 2 skin_width`` (0.39 m for the engines README's character): the
+        lifted capsule's bottom clears that riser, while a taller one leaves it on the
+        edge at a wall-steep normal, where Rapier's walk stalls on most risers (measured
+        with rapier3d 0.36.1 over 20 phases and places at 120 Hz: single risers 0.38 m
+        climbed 20/20, 0.40 m 9/20, 0.42 m 6/20, 0.43 m 0/20; docs/benchmarks.md, issue
+        26)."""
+        stride = np.asarray(stride, float)
+        full = np.full(stride.shape, self.climb_height)
+        if self.model != "rapier" or self.step_height <= 0.0:
+            return full
+        short = min(self.step_height + 2.0 * self.skin_width, self.climb_height)
+        return np.where(stride <= RAPIER_SHORT_STRIDE, short, full)
+
+    @property
+    def pushes_into_floor(self) -> bool:
+        """Whether a frame that starts on walkable ground asks for one frame of gravity
+        (``-gravity * dt`` of vertical speed) instead of none. True for ``"rapier"``, as a
+        Rapier game loop drives its controller (the engines' runner): a character walking
+        off an edge then falls ``gravity * dt^2`` on its first frame in the air and ``k``
+        times that on its ``k``-th, one frame ahead of a character that starts falling from
+        rest (measured: the same take-off and 2.5 cm lower at a gap's far wall at 60 Hz,
+        issue 26)."""
+        return self.model == "rapier"
 
     @property
     def slides_on_steep_ground(self) -> bool:

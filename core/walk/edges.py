@@ -19,7 +19,8 @@ frame in which the support of a character standing on an edge ends
    grounded: the edge it left is now clear of its bottom sphere).
 
 ``held`` says where a falling character that cannot fall further (caught in a slot narrower
-than the capsule with its skin, on edges none of which supports it alone) stands.
+than the capsule with its skin, on edges none of which supports it alone) stands;
+``predicted_ground`` which characters in the air the Rapier model still counts as grounded.
 
 Frame and units: world space, metres, seconds; ``ctrl.settings.up`` is up.
 """
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constants import EDGE_LINE_TOL
+from ..constants import EDGE_LINE_TOL, RAPIER_GROUND_PREDICTION, RAPIER_SUPPORT_MIN_COS
 from ..controller.departure import off_edge, support_end
 from ..controller.ground import Ground, ground_from_contacts
 from ..controller.planes import dot_rows, unit_rows
@@ -135,3 +136,20 @@ def held(ctrl, feet, ground: Ground, fell, wanted) -> None:
     ground.triangle[rows] = cg.triangle[ok]
     ground.floor[rows] = cg.floor[ok]
     ground.gap[rows] = 0.0
+
+
+def predicted_ground(ctrl, feet, state) -> np.ndarray:
+    """(N,) bool: characters at ``feet`` (N, 3) whose ground ``state`` (N,) is in the air
+    but which Rapier's controller still counts as grounded (a model that
+    ``pushes_into_floor``): a contact whose normal points up within ``skin_width +
+    RAPIER_GROUND_PREDICTION`` of the capsule (the edge it just walked off). All False for
+    other models."""
+    s = ctrl.settings
+    out = np.zeros(len(state), bool)
+    air = (state == IN_AIR).nonzero()[0]
+    if not s.pushes_into_floor or not air.size:
+        return out
+    c = ctrl.contacts(feet[air], s.radius + s.skin_width + RAPIER_GROUND_PREDICTION)
+    up = c.normal @ ctrl.up >= RAPIER_SUPPORT_MIN_COS
+    out[air[np.unique(c.query[up])]] = True
+    return out

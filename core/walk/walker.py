@@ -24,7 +24,7 @@ from ..controller.moves import RefusedStep
 from ..controller.settings import IN_AIR, ON_GROUND, ON_STEEP_GROUND, upright_segment
 from ..controller.steps import exceeds_step
 from ..mesh.hoods import HoodCache
-from .edges import FrameMove, held
+from .edges import FrameMove, held, predicted_ground
 from .events import EventLog, classify_blocked
 from .report import EVENT_KINDS, WalkReport
 
@@ -236,7 +236,7 @@ class Walker:
         step_len = self.speed * dt
         want = np.where(k_a == self.last[sel], np.minimum(step_len, dist), step_len)
         g_a = self.ground.rows(sel)
-        vz_a = np.where(g_a.state == ON_GROUND, 0.0,
+        vz_a = np.where(g_a.state == ON_GROUND, -s.gravity * dt if s.pushes_into_floor else 0.0,
                         np.maximum(self.vz[sel] - s.gravity * dt, -s.max_fall_speed))
         # (a model that does not slide on steep ground keeps no falling speed there: its
         # speed restarts from 0 each frame, as on walkable ground, and gravity pulls it by
@@ -252,8 +252,14 @@ class Walker:
         # (on steep ground the intended vertical speed is kept: its projection on the
         # slope gives the frictionless slide, g sin^2 vertically, at any frame rate)
         steep = vz_a if s.slides_on_steep_ground else 0.0
-        self.vz[sel] = np.where(st == ON_GROUND, 0.0, np.where(
-            st == ON_STEEP_GROUND, steep, np.minimum(rise, np.maximum(vz_a, 0.0))))
+        # (a model that pushes into the floor carries that push into the air when it walks
+        # off an edge, as its engine's character has already fallen by it)
+        kept = np.maximum(vz_a, 0.0)
+        if s.pushes_into_floor:
+            kept = np.where(g_a.state == ON_GROUND, vz_a, kept)
+        self.vz[sel] = np.where((st == ON_GROUND) | predicted_ground(self.ctrl, b.position, st),
+                                0.0, np.where(st == ON_STEEP_GROUND, steep,
+                                              np.minimum(rise, kept)))
         self.pos[sel] = b.position
         self.ground.put(sel, b.ground)
         self.n_steps[sel] += 1

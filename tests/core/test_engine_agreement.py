@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from bench_engines import (
     END_AGREE,
+    Job,
     Outcome,
     engine_outcomes,
     lip_place,
@@ -27,7 +28,7 @@ from bench_engines import (
     run_rapier_py,
     walk_ours,
 )
-from engine_lanes import ceiling, corridor, flight, gap, lips, ramp, riser, wide_gap
+from engine_lanes import ceiling, corridor, flight, gap, lips, merge, ramp, riser, wide_gap
 
 pytestmark = pytest.mark.slow  # about 8 s of walks, 14 s on the busy 2-core machine
 
@@ -144,3 +145,59 @@ def test_preset_differences_lists_each_disagreement_once():
     assert total == 3
     assert verdict == [(names[0].name, "reached", "blocked")]
     assert [(n, round(d, 4)) for n, d in far] == [(names[1].name, 0.1001)]
+
+
+def _copies(lane, hz, phases=4, places=(0.0, 12.0)):
+    """``lane`` copied over one level at ``phases`` x offsets spread over one frame's stride
+    (4 m/s / ``hz``) at each of ``places`` (y, metres): a job of those copies."""
+    offs = [np.array([p * 4.0 / hz / phases, y, 0.0]) for y in places for p in range(phases)]
+    v, t = merge([(lane.vertices + o, lane.triangles) for o in offs])
+    return Job(lane.kind, [lane] * len(offs), v, t,
+               np.array([np.add(lane.start, o) for o in offs]),
+               np.array([np.add(lane.goal, o) for o in offs]))
+
+
+def test_rapier_at_120_hz_stalls_on_most_risers_its_lifted_bottom_does_not_clear():
+    """Issue 26's 120 Hz risers: Rapier's autostep lifts the capsule by step + offset and
+    moves it forward by what is left of the frame's stride (3.3 cm at 4 m/s and 120 Hz),
+    then lets it down; on a riser above step + 2 offset (0.39 m) the bottom sphere lands on
+    the edge at a wall-steep normal and the walk stalls there or not with the frame's phase
+    and the level's place. Over 8 phases and places Rapier climbs every 0.38 m riser and
+    fewer than half the 0.42 m ones; the Rapier preset climbs 0.38 m and refuses 0.42 m at
+    120 Hz, and climbs 0.42 m at 60 Hz (a stride of 6.7 cm, as Rapier does everywhere)."""
+    settings = model_settings("rapier")
+    got = {}
+    for h in (0.38, 0.42):
+        job = _copies(riser(h), 120)
+        theirs = engine_outcomes(job, run_rapier_py(job, 1.0 / 120))
+        got[h] = sum(e.verdict == "reached" for e in theirs)
+    assert got[0.38] == 8 and got[0.42] < 4, got
+    for hz, want in ((120, ["reached", "blocked"]), (60, ["reached", "reached"])):
+        job = make_job("riser", [riser(0.38), riser(0.42)])
+        reps, _frames, _sec = walk_ours(job, settings, 1.0 / hz, single=False)
+        assert [o.verdict for o in our_outcomes(job, reps, settings.step_height)] == want, hz
+
+
+GAPS = (1.2, 1.3, 1.45, 1.5, 1.55, 1.6)
+RAPIER_GAPS = {30: "rrrrrf", 60: "rrrrff", 120: "rrffff"}  # Rapier (rapier3d), these places
+
+
+@pytest.mark.parametrize("hz", (30, 60, 120))
+def test_rapier_preset_crosses_the_gaps_rapier_crosses_at_every_rate(hz):
+    """Issue 26's wide gaps (a): the Rapier preset used to fall into 1.2-1.36 m gaps at
+    120 Hz where Rapier crosses. Rapier's game loop pushes a grounded character into the
+    floor by one frame of gravity, so it falls that much on its first frame off an edge
+    and keeps that falling speed while its ground prediction (offset + 0.05 m) still
+    touches the edge; and its autostep also runs in the air, onto a far edge up to its room
+    test's height (0.4087 m) above the foot where the fall meets the wall. With those the
+    preset gives Rapier's verdict on every gap at 30, 60 and 120 Hz (each lane in its own
+    place: the level's lanes 12 m apart, as tools/bench_engines.py lays them). At 120 Hz
+    between 1.3 and 1.4 m Rapier's verdict turns with the lane's place (1.36 m: crossed at
+    y = 24 m, fallen into at y = 60 m): the frame that last touches the near edge is a
+    few mm either side of where its snap still holds, 2 cm of height at the far wall."""
+    settings = model_settings("rapier")
+    job = make_job("wide_gap", [wide_gap(g) for g in GAPS])
+    reps, _frames, _sec = walk_ours(job, settings, 1.0 / hz, single=False)
+    ours = "".join(o.verdict[0] for o in our_outcomes(job, reps, settings.step_height))
+    theirs = "".join(e.verdict[0] for e in engine_outcomes(job, run_rapier_py(job, 1.0 / hz)))
+    assert (theirs, ours) == (RAPIER_GAPS[hz], RAPIER_GAPS[hz])

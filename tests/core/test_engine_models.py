@@ -232,8 +232,53 @@ def test_engine_models_climb_flights_as_their_engines_do(hz):
     over one level, 2026-11-28): Jolt climbs every flight of risers up to 0.44 m at 30, 60
     and 120 Hz wherever it lies (from 0.46 m its verdict changes with the rest of the level,
     README "Engines"); Rapier climbs 0.40-0.42 m flights and refuses 0.44 m ones straight on
-    (its single-riser limit 0.4287 m). The models do so at every rate; at 120 Hz Rapier
-    itself stalls on the nosing of some 0.36-0.42 m flights (not modelled)."""
+    (its single-riser limit 0.4287 m). The models do so at 30 and 60 Hz; at 120 Hz Rapier
+    stalls on the edge of most risers above step + 2 offset (0.39 m) and the Rapier model
+    refuses them (``ControllerSettings.stride_climb``)."""
     lanes = [flight(0.44, 0.25, 3), flight(0.40, 0.4, 4, 30.0), flight(0.42, 0.3, 6)]
     assert verdicts(lanes, JOLT, hz)[0] == ["reached"] * 3
-    assert verdicts(lanes, RAPIER, hz)[0] == ["blocked", "reached", "reached"]
+    want = ["blocked"] * 3 if hz >= 120 else ["blocked", "reached", "reached"]
+    assert verdicts(lanes, RAPIER, hz)[0] == want
+
+
+def test_rapier_stride_climb_is_the_lifted_bottom_at_a_short_stride_only():
+    """The climb of a frame's stride: Rapier's 0.4287 m above 3.5 cm, step + 2 offset
+    (0.39 m) at 3.5 cm and below (4 m/s at 120 Hz: 3.33 cm); Jolt's and the exact model's do
+    not depend on the stride; never above the full climb (a large offset)."""
+    strides = [4.0 / 120, 0.035, 0.0351, 4.0 / 60]
+    assert RAPIER.stride_climb(strides) == pytest.approx(
+        [0.39, 0.39, RAPIER.climb_height, RAPIER.climb_height])
+    assert RAPIER.climb_height == pytest.approx(0.4287, abs=1e-4)
+    assert JOLT.stride_climb(strides) == pytest.approx([JOLT.climb_height] * 4)
+    assert EXACT.stride_climb(strides) == pytest.approx([0.35] * 4)
+    wide = from_rapier(offset=0.2)
+    assert wide.stride_climb([0.01])[0] == pytest.approx(wide.climb_height)
+
+
+def test_only_the_rapier_model_pushes_into_the_floor_and_steps_in_the_air():
+    """Rapier's game loop asks a grounded character for one frame of gravity and its
+    autostep runs in the air, up to its room test less the floor's float (0.4287 - 0.02 m);
+    Jolt's and the exact model do neither (issue 26)."""
+    assert RAPIER.pushes_into_floor and not JOLT.pushes_into_floor
+    assert not EXACT.pushes_into_floor
+    assert RAPIER.air_climb_height == pytest.approx(RAPIER.climb_height - 0.02)
+    assert RAPIER.air_climb_height == pytest.approx(0.4087, abs=1e-4)
+
+
+@pytest.mark.parametrize("hz, width, x, rapier_z", [(120, 1.3, 2.9, -0.3825),
+                                                    (60, 1.5, 3.0667, -0.3692)])
+def test_rapier_model_falls_off_an_edge_as_rapier_does(hz, width, x, rapier_z):
+    """Measured with rapier3d (the character started settled 0.02 m above the floor): the
+    foot's height in the air just before the far wall of a gap (at ``x``). The model
+    now carries the floor push into the air (Rapier's first frame off the edge falls
+    g dt^2) and keeps Rapier's ground prediction (one more frame of that push at 120 Hz),
+    within 4 mm of Rapier at both rates (it was 3 cm higher at 60 Hz), and steps onto the
+    far edge as Rapier does (it used to fall into the 1.3 m gap at 120 Hz)."""
+    lane = gap(width)
+    mesh = TriangleMesh(lane.vertices, lane.triangles)
+    rep = walkthrough(mesh, np.array([lane.start, lane.goal]), RAPIER, dt=1.0 / hz,
+                      max_time=lane.duration)
+    t = rep.trace
+    k = int(np.argmin(np.abs(t[:, 0] - x)))
+    assert t[k, 2] == pytest.approx(rapier_z, abs=0.004)
+    assert rep.reached_goal
