@@ -152,7 +152,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import real_levels  # noqa: E402
 
 
-@pytest.mark.skipif(not real_levels.available(), reason="real levels not made")
 def test_oa_bases7_stacked_brushes_and_a_slot_under_a_low_brush():
     """oa_bases7 with Quake's player, against Quake's own brush test (../shared/real_levels/
     q3bsp.py ``box_depths``). Brushes 220 and 605 (40 x 32 m, z -11.38..-8.53 m) have their
