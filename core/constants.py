@@ -460,3 +460,9 @@ COLLISION_DIFF_TOLERANCE = 0.03
 # player notices; a crate or a wall is tens of centimetres. Pinned by
 # tests/core/test_collision_diff.py::test_stair_ramp_gives_no_hole_or_wall.
 COLLISION_DIFF_WALL_TOLERANCE = 0.05
+# Metres a capsule is thinned beyond the tolerance (clear of what it grazes) when
+# collision_diff tests whether it is blocked.
+DIFF_SLOP = 1e-4
+# Metres two stand points may differ and be the same place (float noise of two builds of
+# the same floor; far below the tolerances): such spans are not let down again.
+STAND_MATCH = 1e-4

@@ -44,6 +44,8 @@ import numpy as np
 from ..constants import (
     COLLISION_DIFF_TOLERANCE,
     COLLISION_DIFF_WALL_TOLERANCE,
+    DIFF_SLOP,
+    STAND_MATCH,
     STANDABLE_CELL_FRACTION,
 )
 from ..geometry.validate import as_points
@@ -69,10 +71,6 @@ DIFF_KINDS = ("hole", "invisible_wall", "walk_through_wall", "floating", "sunk",
 DIFF_SEVERITY = {"hole": ERROR, "invisible_wall": WARNING, "walk_through_wall": WARNING,
                  "reach_differs": WARNING, "floating": INFO, "sunk": INFO}
 CLASS_WORDS = ("reachable", "a trap", "an island")
-DIFF_SLOP = 1e-4  # metres a capsule is thinned beyond the tolerance (clear of what it grazes)
-# Metres two stand points may differ and be the same place (float noise of two builds of
-# the same floor; far below the tolerances): such spans are not let down again.
-STAND_MATCH = 1e-4
 
 
 class DiffProblem(NamedTuple):

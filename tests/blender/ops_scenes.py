@@ -203,6 +203,13 @@ def every_result_level(bpy):
     staircase(bpy, "Steps", [0.5] * 3, [0.6] * 3, location=(5.0, 1.0, 0.0))
     capsule(bpy, "Probe", (6.8, 6.0, 0.0))
     polyline(bpy, "Route", [(1.0, 1.0, 0.0), (1.0, 7.0, 0.0), (4.5, 7.0, 0.0)])
+    # a 3 m tower nobody climbs with a lid 1 m over its top: low headroom on floor no spawn
+    # reaches, the audits' one info (the Out of Reach layer)
+    for name, (lo, hi) in {"Tower": ((10.5, 3.0, 0.0), (12.0, 4.5, 3.0)),
+                           "Tower Lid": ((10.5, 3.0, 4.0), (12.0, 4.5, 4.1))}.items():
+        v, f = box(np.subtract(hi, lo))
+        mesh_object(bpy, name, v, f, location=tuple(np.add(lo, hi) / 2))
     bpy.context.view_layer.update()
     for op in EVERY_CHECK:
         assert getattr(bpy.ops.capsule_collision, op)() == {"FINISHED"}, op
+    bpy.context.scene.capsule_collision.show_out_of_reach = True  # off by default

@@ -121,6 +121,28 @@ def test_overlay_layer_draws_both_levels_and_has_its_toggle(scene, bpy_module, m
     assert "collision_diff" not in mods.layers.overlay_geometry(scene, dg).faces
 
 
+@pytest.mark.parametrize("edited", ["UCX_Crate", "Floor"])
+def test_overlay_layer_draws_in_edit_mode_as_in_object_mode(scene, bpy_module, mods, edited):
+    """Either mesh in Edit Mode (where a row click puts the designer): the layer reads the
+    edit data and draws the same triangles in the same colours (issue 24, section 5)."""
+    bpy = bpy_module
+    _level(bpy, scene)
+    bpy.ops.capsule_collision.collision_diff()
+    before = mods.layers.overlay_geometry(scene, bpy.context.evaluated_depsgraph_get())
+    ob = bpy.data.objects[edited]
+    for other in bpy.context.selected_objects:
+        other.select_set(False)
+    bpy.context.view_layer.objects.active = ob
+    ob.select_set(True)
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.context.view_layer.update()
+    after = mods.layers.overlay_geometry(scene, bpy.context.evaluated_depsgraph_get())
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for got, want in zip(after.face_layer("collision_diff"), before.face_layer("collision_diff")):
+        assert want.shape[0] > 0
+        np.testing.assert_array_equal(got, want)
+
+
 def test_identical_render_and_collision_pass(scene, bpy_module, mods):
     bpy = bpy_module
     _level(bpy, scene)

@@ -107,7 +107,8 @@ def test_codes_rows_and_cells(scene, bpy_module, mods, unit):
     assert rows[1].position[2] == pytest.approx(0.36 / unit, rel=1e-5)
     assert rows[3].position[2] == pytest.approx(-1.5 / unit, rel=1e-5)
     assert rows[1].label == ("island: 7.5 m² of standable floor no spawn reaches, e.g. at "
-                             "(8.41, 6.39, 0.36)")
+                             "(8.41, 6.39, 0.36); riser 0.36 m > step height 0.35 m at "
+                             "(9.99, 7.44, 0.36)")  # with what stops the way in (issue 24)
     assert rows[1].face_count == 1
     assert rows[0].label == (f"Reachability from 1 spawn: {res.reachable_area:.4g} m² "
                              "reachable, 2 islands (11.5 m²), 1 trap (4 m²)")

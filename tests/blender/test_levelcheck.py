@@ -131,7 +131,8 @@ def test_junit_has_a_case_per_capsule_path_and_audit_and_fails_the_two_bugs(main
                stairs) == 1  # one flight, one line
     islands = cases["reachability"].find("system-out").text.splitlines()
     assert "warning: island: 8.0 m² of standable floor no spawn reaches, e.g. at (5.94, " \
-           "30.94, 0.45)" in islands  # the curb's top: the main route's bug
+           "30.94, 0.45); riser 0.45 m > step height 0.35 m at (7.86, 31.99, 0.45)" \
+        in islands  # the curb's top: the main route's bug, and what stops the way in
     assert float(cases["reachability"].get("time")) > 0.0
     attached = cases["capsule: Spawn Corridor"].find("system-out").text
     assert "[[ATTACHMENT|finding-0-1.png]]" in attached
