@@ -4,7 +4,7 @@ and face at fault), the audits' counts, the findings with what to fix, and one v
 
 from __future__ import annotations
 
-from ..core.checks.severity import fails
+from ..core.checks.report import gates
 from ..core.checks.verdicts import format_depth
 
 LISTED_PER_KIND = 10  # findings listed per kind below the gate (all failing ones are listed)
@@ -108,15 +108,17 @@ def audit_counts(lv) -> list:
 
 
 def _tag(f) -> str:
+    if f.get("waived"):
+        return f" WAIVED by {f['waived']['who']} ({f['waived']['reason']})"
     return "" if f.get("new") is None else (" NEW" if f["new"] else " (known)")
 
 
 def finding_lines(lv, fail_on: str, listed: int | None = None, failing_only: bool = False):
-    """``  SEVERITY[ NEW| (known)]: message`` per finding, at most ``listed`` per kind below
+    """``  SEVERITY[ NEW| (known)| WAIVED by who (reason)]: message`` per finding, at most ``listed`` per kind below
     the gate (then a count), only the failing ones with ``failing_only``."""
     out, counts = [], {}
     for f in lv["findings"]:
-        failing = fails(f["severity"], fail_on) and f.get("new") is not False
+        failing = gates(f, fail_on)
         if failing_only and not failing:
             continue
         key = (f["check"], f["severity"])
