@@ -8,6 +8,7 @@ import argparse
 import dataclasses
 
 from ..core import ControllerSettings, presets
+from ..core.checks.gate import parse_min_area, parse_severities
 from ..core.checks.report import (
     CHECKS,
     DEFAULT_CHECKS,
@@ -15,7 +16,6 @@ from ..core.checks.report import (
     parse_checks,
     parse_frame_rates,
 )
-from ..core.checks.gate import parse_min_area, parse_severities
 from ..core.checks.severity import SEVERITIES
 from ..core.checks.spec import AXES, SETTING_NAMES, parse_axis, parse_settings, resolve_settings
 from ..core.checks.verdicts import MIN_REPORTED_DEPTH, parse_min_depth
@@ -212,7 +212,8 @@ def build_job(args) -> Job:
     run = {"shard": list(shard) if shard else None, "levels": len(levels), "root": root,
            "fingerprint": fingerprint([lv.key for lv in levels], checks, overrides,
                                       args.preset, args.collection, args.naming, rates,
-                                      min_depth, args.up, args.forward, args.fail_on)}
+                                      min_depth, args.up, args.forward, args.fail_on,
+                                      *gate)}
     if shard:
         levels = [lv for lv in levels if lv.index % shard[1] == shard[0] - 1]
     baseline = load_baseline(args.baseline) if args.baseline else None

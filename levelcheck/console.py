@@ -114,8 +114,9 @@ def _tag(f) -> str:
 
 
 def finding_lines(lv, fail_on: str, listed: int | None = None, failing_only: bool = False):
-    """``  SEVERITY[ NEW| (known)| WAIVED by who (reason)]: message`` per finding, at most ``listed`` per kind below
-    the gate (then a count), only the failing ones with ``failing_only``."""
+    """``  SEVERITY[ NEW| (known)| WAIVED by who (reason)]: message`` per finding, at most
+    ``listed`` per kind below the gate (then a count), only the failing ones with
+    ``failing_only``."""
     out, counts = [], {}
     for f in lv["findings"]:
         failing = gates(f, fail_on)

@@ -14,9 +14,10 @@ A finding that fails the gate (its severity at or above ``--fail-on``, not waive
 a baseline, new) is a ``failure`` of its case, ``type`` its severity, one line per finding.
 Findings below the gate are ``system-out`` lines of a passing case (``warning: ...``,
 ``info: ...``, ``known: ...``, ``waived: ...``), never ``skipped``: all three viewers count a
-skipped case as a check that did not run. Pictures are named in the failure's text (``(picture: finding-0-1.png)``) and are
-``[[ATTACHMENT|finding-0-1.png]]`` lines in ``system-out`` (Jenkins' attachments plugin and
-GitLab show them), names relative to the output folder.
+skipped case as a check that did not run. Pictures are named in the failure's text
+(``(picture: finding-0-1.png)``) and are ``[[ATTACHMENT|finding-0-1.png]]`` lines in
+``system-out`` (Jenkins' attachments plugin and GitLab show them), names relative to the
+output folder.
 """
 
 from __future__ import annotations

@@ -161,7 +161,8 @@ def apply_min_area(pairs: list, min_area: dict) -> list:
     regions smaller than ``min_area[check]`` m^2: per check, one info counts them."""
     if not min_area:
         return pairs
-    out, small = [], {}
+    out: list = []
+    small: dict = {}
     for listed, bracket in pairs:
         f = listed.finding
         limit = min_area.get(f.check)

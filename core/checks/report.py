@@ -30,7 +30,6 @@ from ..walk.walkthrough import FRAME_RATES, compare_frame_rates, walkthrough_man
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test
 from .collision_diff import collision_diff
 from .diff_report import diff_findings, diff_section
-from .gate import apply_min_area, apply_severity, apply_waivers, stale_finding
 from .findings import (
     IDENTITY_GRID,
     Listed,
@@ -39,6 +38,7 @@ from .findings import (
     low_headroom_regions,
     region_findings,
 )
+from .gate import apply_min_area, apply_severity, apply_waivers, stale_finding
 from .naming import TriangleNames
 from .problems import AUDIT_KINDS
 from .reachability import reachability

@@ -15,7 +15,14 @@ A spec (every key optional)::
      "paths": [{"name": "Main Route", "points": [[x, y, z], ...], "expect": "reached_goal"}],
      "spawns": [[x, y, z], ...],
      "targets": [{"name": "Roof", "point": [x, y, z], "expect": "reachable"}],
-     "render": "castle_render.obj"}
+     "render": "castle_render.obj",
+     "waivers": [{"check": "islands", "where": [x, y, z], "got": "island",
+                  "reason": "...", "who": "..."}],
+     "severity": {"islands": "info"}, "min_area": {"islands": 2.0, "stand": 0.25},
+     "exclude": ["SkyShell"]}
+
+``waivers``, ``severity`` and ``min_area`` are the gate's (``core/checks/gate.py``);
+``exclude`` names objects or collections the CLI leaves out of the level.
 
 - ``parse_spec(doc, source)`` -> ``LevelSpec`` (validated, normalised).
 - ``parse_settings(values, field)`` -> ``{name: value}``: ControllerSettings fields by name
