@@ -225,3 +225,21 @@ def test_an_excluded_object_is_not_part_of_the_level(tmp_path):
     assert proc.returncode == 2
     (line,) = proc.stderr.strip().splitlines()
     assert "no object or collection named 'Sky'" in line and "Platform" in line
+
+
+def test_cramped_regions_smaller_than_the_minimum_area_are_counted_in_one_info(tmp_path):
+    """Floor between two walls 0.5 m apart: one cramped region of about 0.55 m^2 (the
+    level's "nothing to check" made an info, so the exit status is the region's)."""
+    boxes = (("Floor", (-10, -10, -1), (10, 10, 0)), ("WallA", (0, 0, 0), (1, 2, 3)),
+             ("WallB", (1.5, 0, 0), (2.5, 2, 3)))
+    level = write_level(tmp_path / "gap.obj", {}, boxes=boxes)
+    opts = [*FAST, "--checks", "stand", "--fail-on", "warning", "--severity", "level=info"]
+    assert levelcheck(level, "--out", tmp_path / "a", *opts, "--min-area",
+                      "stand=0.5").returncode == 1
+    (region,) = _findings(tmp_path / "a", "stand")
+    assert region["got"] == "cramped" and 0.5 < region["size"] < 0.6
+    assert levelcheck(level, "--out", tmp_path / "b", *opts, "--min-area",
+                      "stand=0.6").returncode == 0
+    (info,) = _findings(tmp_path / "b", "stand")
+    assert (info["got"], info["severity"], info["count"]) == ("below_min_area", "info", 1)
+    assert info["face_count"] > 0  # its faces are still there to select
