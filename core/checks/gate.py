@@ -11,7 +11,8 @@ the command line; applied to one level's report by ``report.level_report``:
 - ``min_area``: ``{"islands": m^2, "stand": m^2}``: islands and cramped regions smaller are
   not listed one by one; one info per check counts them (got "below_min_area").
 - ``severity``: ``{check: "error" | "warning" | "info"}`` per finding kind
-  (``severity.FINDING_KINDS``), applied before waivers and the gate.
+  (``severity.FINDING_KINDS``), applied before waivers and the gate; the infos counting
+  problems that are not listed (``COUNTING``) stay infos.
 
 Strict parsing: ``GateError`` (a ValueError) naming the JSON path (``waivers[1].who``).
 Units: metres, square metres.
@@ -23,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .findings import IDENTITY_GRID, Listed
+from .findings import IDENTITY_GRID, OUT_OF_REACH, UNSEEN, Listed
 from .severity import FINDING_KINDS, parse_severity
 from .verdicts import Finding
 
@@ -31,6 +32,7 @@ WAIVER_KEYS = ("check", "name", "where", "got", "reason", "who")
 MIN_AREA_CHECKS = ("islands", "stand")  # islands, cramped regions: the checks with an area
 WAIVER_STALE = "waiver_stale"
 BELOW_MIN_AREA = "below_min_area"
+COUNTING = (OUT_OF_REACH, UNSEEN, BELOW_MIN_AREA)  # the got of infos that count problems
 
 
 class GateError(ValueError):
@@ -184,9 +186,11 @@ def apply_min_area(pairs: list, min_area: dict) -> list:
 
 
 def apply_severity(rows: list, severity: dict) -> None:
-    """Set each finding row's ``severity`` to ``severity[check]`` where given (in place)."""
+    """Set each finding row's ``severity`` to ``severity[check]`` where given (in place);
+    the infos that count problems not listed (out of reach, unseen, below the minimum area)
+    stay infos."""
     for row in rows:
-        if row["check"] in severity:
+        if row["check"] in severity and row["got"] not in COUNTING:
             row["severity"] = severity[row["check"]]
 
 

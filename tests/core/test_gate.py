@@ -10,6 +10,7 @@ from capsule_collision.core.checks.findings import IDENTITY_GRID
 from capsule_collision.core.checks.gate import (
     GateError,
     Waiver,
+    apply_severity,
     matches,
     parse_min_area,
     parse_severities,
@@ -62,6 +63,15 @@ def test_severity_and_min_area_parse_strictly():
     for bad in ({"islands": -0.01}, {"islands": True}, {"ledges": 1.0}, {"stand": "x"}):
         with pytest.raises(GateError):
             parse_min_area(bad)
+
+
+def test_a_severity_override_leaves_the_counting_infos_infos():
+    rows = [dict(_row(), severity="warning"), dict(_row(got="unseen", where=None),
+                                                   severity="info"),
+            dict(_row(got="below_min_area", where=None), severity="info"),
+            dict(_row("ledges", got="ledge"), severity="info")]
+    apply_severity(rows, {"islands": "error"})
+    assert [r["severity"] for r in rows] == ["error", "info", "info", "info"]
 
 
 def _floor_and_crate():
