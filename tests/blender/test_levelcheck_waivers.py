@@ -243,3 +243,39 @@ def test_cramped_regions_smaller_than_the_minimum_area_are_counted_in_one_info(t
     (info,) = _findings(tmp_path / "b", "stand")
     assert (info["got"], info["severity"], info["count"]) == ("below_min_area", "info", 1)
     assert info["face_count"] > 0  # its faces are still there to select
+
+
+BLEND = """
+import sys, bpy
+bpy.ops.wm.read_factory_settings(use_empty=True)
+def box(name, lo, hi, coll):
+    me = bpy.data.meshes.new(name)
+    (x0, y0, z0), (x1, y1, z1) = lo, hi
+    v = [(x0, y0, z0), (x1, y0, z0), (x1, y1, z0), (x0, y1, z0),
+         (x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1)]
+    f = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
+    me.from_pydata(v, [], f)
+    coll.objects.link(bpy.data.objects.new(name, me))
+scene = bpy.context.scene
+outside = bpy.data.collections.new("Outside")
+scene.collection.children.link(outside)
+box("Floor", (-10, -10, -1), (10, 10, 0), scene.collection)
+box("ShellA", (20, 0, 0), (24, 4, 1), outside)
+box("ShellB", (30, 0, 0), (34, 4, 1), outside)
+bpy.ops.wm.save_as_mainfile(filepath=sys.argv[-1])
+"""
+
+
+def test_an_excluded_collection_leaves_out_every_object_in_it(tmp_path):
+    level = tmp_path / "sealed.blend"
+    made = subprocess.run([sys.executable, "-c", BLEND, str(level)], capture_output=True,
+                          text=True, timeout=300)
+    assert made.returncode == 0, made.stderr
+    opts = ["--quiet", "--no-png", "--checks", "penetration"]
+    assert levelcheck(level, "--out", tmp_path / "all", *opts).returncode == 0
+    assert sorted(_report(tmp_path / "all")["levels"][0]["objects"]) == [
+        "Floor", "ShellA", "ShellB"]
+    proc = levelcheck(level, "--out", tmp_path / "cut", *opts, "--exclude", "Outside")
+    assert proc.returncode == 0, proc.stderr
+    doc = _report(tmp_path / "cut")["levels"][0]
+    assert doc["objects"] == ["Floor"] and doc["triangles"] == 12
