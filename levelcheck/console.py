@@ -135,7 +135,8 @@ def finding_lines(lv, fail_on: str, listed: int | None = None, failing_only: boo
 
 
 def verdict(document) -> str:
-    """The last line: findings by severity, and how many fail the gate."""
+    """The last line: findings by severity, how many are new and waived, and how many
+    fail the gate."""
     s = document["summary"]
     by = s["by_severity"]
     n = s["levels"]
@@ -143,6 +144,9 @@ def verdict(document) -> str:
             f"{by['warning']} warning(s), {by['info']} info(s)")
     if s["new_findings"] is not None:
         line += f"; {s['new_findings']} new since the baseline"
+    waived = sum(1 for lv in document["levels"] for f in lv["findings"] if f.get("waived"))
+    if waived:
+        line += f"; {waived} waived"
     return line + f"; {s['failing']} fail the gate (--fail-on {s['fail_on']})"
 
 

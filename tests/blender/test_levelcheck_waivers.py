@@ -91,6 +91,7 @@ def test_waiving_one_of_two_errors_leaves_the_gate_to_the_other_and_both_pass(tm
     assert by_name["A"]["waived"] == {"reason": "a prop clips it on purpose", "who": "ana"}
     assert "waived" not in by_name["B"]
     assert "ERROR WAIVED by ana (a prop clips it on purpose): capsule A" in proc.stdout
+    assert "; 1 waived; 1 fail the gate (--fail-on error)" in proc.stdout
     assert _report(tmp_path / "one")["summary"]["failing"] == 1
     junit = (tmp_path / "one" / "junit.xml").read_text()
     assert junit.count("<failure") == 1 and "waived: capsule A" in junit
