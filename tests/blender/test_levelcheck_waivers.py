@@ -280,3 +280,22 @@ def test_an_excluded_collection_leaves_out_every_object_in_it(tmp_path):
     assert proc.returncode == 0, proc.stderr
     doc = _report(tmp_path / "cut")["levels"][0]
     assert doc["objects"] == ["Floor"] and doc["triangles"] == 12
+
+
+def test_shards_merged_keep_their_waivers_and_the_gate_follows_them(tmp_path):
+    """Two levels on two shards: a's error is waived, b's is not; the merge lists a's as
+    waived and fails on b's alone."""
+    a = write_level(tmp_path / "a.obj", dict(buried("A"), waivers=[
+        waiver("capsule", "A", "penetrating")]))
+    b = write_level(tmp_path / "b.obj", buried("B"))
+    opts = [*FAST, "--checks", "penetration"]
+    for k in (1, 2):
+        levelcheck(a, b, "--shard", f"{k}/2", "--out", tmp_path / f"s{k}", *opts)
+    proc = levelcheck("--merge", tmp_path / "s1", tmp_path / "s2", "--out", tmp_path / "m",
+                      "--quiet")
+    assert proc.returncode == 1, proc.stderr
+    doc = _report(tmp_path / "m")
+    (fa,) = [f for f in doc["levels"][0]["findings"] if f["check"] == "capsule"]
+    (fb,) = [f for f in doc["levels"][1]["findings"] if f["check"] == "capsule"]
+    assert fa["waived"]["who"] == "ana" and "waived" not in fb
+    assert doc["summary"]["failing"] == 1 and doc["levels"][0]["ok"] and not doc["levels"][1]["ok"]
