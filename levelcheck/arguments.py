@@ -8,6 +8,7 @@ import argparse
 import dataclasses
 
 from ..core import ControllerSettings, presets
+from ..core.checks.gate import parse_min_area, parse_severities
 from ..core.checks.report import (
     CHECKS,
     DEFAULT_CHECKS,
@@ -87,6 +88,14 @@ def parser(description: str) -> argparse.ArgumentParser:
     p.add_argument("--root", help="the folder level keys are relative to (a finding's "
                                   "identity for --baseline; default: the git top level of "
                                   "the levels' common folder, else that folder)")
+    p.add_argument("--severity", action="append", default=[], metavar="CHECK=SEVERITY",
+                   help="override a check's severity (error, warning, info); repeatable; "
+                        "wins over the sidecar's \"severity\"")
+    p.add_argument("--min-area", action="append", default=[], metavar="CHECK=M2",
+                   help="islands / stand (cramped regions) smaller than M2 square metres are "
+                        "counted in one info, not listed; repeatable")
+    p.add_argument("--exclude", action="append", default=[], metavar="NAME",
+                   help="leave this object or collection out of every level; repeatable")
     p.add_argument("--save-blend", action="store_true",
                    help="also save the level annotated by the extension's operators (face "
                         "attributes, traces, markers) as <level>.levelcheck.blend")
@@ -127,6 +136,9 @@ class Job:
     run: dict  # the report's "run": shard, levels on the command line, fingerprint
     baseline: dict | None
     baseline_file: str | None
+    severity: dict = dataclasses.field(default_factory=dict)  # --severity CHECK=SEVERITY
+    min_area: dict = dataclasses.field(default_factory=dict)  # --min-area CHECK=M2
+    exclude: tuple = ()  # --exclude NAME: objects or collections left out
 
 
 def parse_shard(text):
@@ -175,15 +187,18 @@ def _options(args):
         min_depth = parse_min_depth(args.min_depth, "--min-depth")
         rates = parse_frame_rates(args.frame_rates)
         overrides = parse_settings(args.set, "--set")
+        gate = (parse_severities(args.severity, "command line", "--severity"),
+                parse_min_area(args.min_area, "command line", "--min-area"),
+                tuple(args.exclude))
     except ValueError as exc:
         raise UsageError(str(exc).replace("frame_rates:", "--frame-rates:")
                          .replace("checks:", "--checks:")) from None
-    return checks, min_depth, rates, overrides
+    return checks, min_depth, rates, overrides, gate
 
 
 def build_job(args) -> Job:
     """Every input checked; UsageError for the first problem."""
-    checks, min_depth, rates, overrides = _options(args)
+    checks, min_depth, rates, overrides, gate = _options(args)
     levels, root = levels_module.gather_with_root(args)
     for lv in levels:
         fields = resolve_settings(ControllerSettings().to_dict(), args.preset or lv.spec.preset,
@@ -197,7 +212,8 @@ def build_job(args) -> Job:
     run = {"shard": list(shard) if shard else None, "levels": len(levels), "root": root,
            "fingerprint": fingerprint([lv.key for lv in levels], checks, overrides,
                                       args.preset, args.collection, args.naming, rates,
-                                      min_depth, args.up, args.forward, args.fail_on)}
+                                      min_depth, args.up, args.forward, args.fail_on,
+                                      *gate)}
     if shard:
         levels = [lv for lv in levels if lv.index % shard[1] == shard[0] - 1]
     baseline = load_baseline(args.baseline) if args.baseline else None
@@ -205,4 +221,4 @@ def build_job(args) -> Job:
         baseline_fits(baseline, root, [lv.key for lv in levels], args.baseline)
     return Job(levels, args.out, overrides, args.preset, args.collection, args.naming, checks,
                rates, min_depth, args.fail_on, args.save_blend, not args.no_png, args.insets,
-               args.quiet, shard, many, run, baseline, args.baseline)
+               args.quiet, shard, many, run, baseline, args.baseline, *gate)

@@ -109,6 +109,7 @@ def check_one(bpy, level, job, work_dir: str, say):
     t1 = time.perf_counter()
     scene.set_collision_source(bpy, blender_scene, job.collection or spec.collection,
                                job.naming or bool(spec.naming))
+    scene.exclude(bpy, (*spec.exclude, *job.exclude))
     geometry, scene_settings, scene_caps, scene_paths = scene.read(bpy, blender_scene)
     if render is None and "collision_diff" in job.checks:
         render, render_from = scene.read_render(bpy, blender_scene)
@@ -125,6 +126,9 @@ def check_one(bpy, level, job, work_dir: str, say):
         likely_up=_likely_up(level), render=None if render is None else render.mesh,
         progress=lambda m: say(f"level {level.display}: {m}"))
     res.render_geometry, res.render_source = render, render_from
+    res.waivers = spec.waivers
+    res.severity = {**spec.severity, **job.severity}  # the command line's win
+    res.min_area = {**spec.min_area, **job.min_area}
     res.warnings = _warnings(level, res)
     name = spec.name or ("Sample level" if level.path is None else
                          os.path.basename(level.path))

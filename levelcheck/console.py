@@ -4,7 +4,7 @@ and face at fault), the audits' counts, the findings with what to fix, and one v
 
 from __future__ import annotations
 
-from ..core.checks.severity import fails
+from ..core.checks.report import gates
 from ..core.checks.verdicts import format_depth
 
 LISTED_PER_KIND = 10  # findings listed per kind below the gate (all failing ones are listed)
@@ -108,15 +108,18 @@ def audit_counts(lv) -> list:
 
 
 def _tag(f) -> str:
+    if f.get("waived"):
+        return f" WAIVED by {f['waived']['who']} ({f['waived']['reason']})"
     return "" if f.get("new") is None else (" NEW" if f["new"] else " (known)")
 
 
 def finding_lines(lv, fail_on: str, listed: int | None = None, failing_only: bool = False):
-    """``  SEVERITY[ NEW| (known)]: message`` per finding, at most ``listed`` per kind below
-    the gate (then a count), only the failing ones with ``failing_only``."""
+    """``  SEVERITY[ NEW| (known)| WAIVED by who (reason)]: message`` per finding, at most
+    ``listed`` per kind below the gate (then a count), only the failing ones with
+    ``failing_only``."""
     out, counts = [], {}
     for f in lv["findings"]:
-        failing = fails(f["severity"], fail_on) and f.get("new") is not False
+        failing = gates(f, fail_on)
         if failing_only and not failing:
             continue
         key = (f["check"], f["severity"])
@@ -132,7 +135,8 @@ def finding_lines(lv, fail_on: str, listed: int | None = None, failing_only: boo
 
 
 def verdict(document) -> str:
-    """The last line: findings by severity, and how many fail the gate."""
+    """The last line: findings by severity, how many are new and waived, and how many
+    fail the gate."""
     s = document["summary"]
     by = s["by_severity"]
     n = s["levels"]
@@ -140,6 +144,9 @@ def verdict(document) -> str:
             f"{by['warning']} warning(s), {by['info']} info(s)")
     if s["new_findings"] is not None:
         line += f"; {s['new_findings']} new since the baseline"
+    waived = sum(1 for lv in document["levels"] for f in lv["findings"] if f.get("waived"))
+    if waived:
+        line += f"; {waived} waived"
     return line + f"; {s['failing']} fail the gate (--fail-on {s['fail_on']})"
 
 

@@ -10,13 +10,14 @@ One ``testsuite`` per level, named by its key (the path relative to ``--root``: 
 package and class; GitLab shows the class name as the suite). Every case and suite has a
 ``time`` (the check's seconds, shared evenly by its cases).
 
-A finding that fails the gate (its severity at or above ``--fail-on`` and, with a baseline,
-new) is a ``failure`` of its case, ``type`` its severity, one line per finding. Findings below
-the gate are ``system-out`` lines of a passing case (``warning: ...``, ``info: ...``,
-``known: ...``), never ``skipped``: all three viewers count a skipped case as a check that did
-not run. Pictures are named in the failure's text (``(picture: finding-0-1.png)``) and are
-``[[ATTACHMENT|finding-0-1.png]]`` lines in ``system-out`` (Jenkins' attachments plugin and
-GitLab show them), names relative to the output folder.
+A finding that fails the gate (its severity at or above ``--fail-on``, not waived and, with
+a baseline, new) is a ``failure`` of its case, ``type`` its severity, one line per finding.
+Findings below the gate are ``system-out`` lines of a passing case (``warning: ...``,
+``info: ...``, ``known: ...``, ``waived: ...``), never ``skipped``: all three viewers count a
+skipped case as a check that did not run. Pictures are named in the failure's text
+(``(picture: finding-0-1.png)``) and are ``[[ATTACHMENT|finding-0-1.png]]`` lines in
+``system-out`` (Jenkins' attachments plugin and GitLab show them), names relative to the
+output folder.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ..core.checks.problems import AUDIT_KINDS
-from ..core.checks.severity import fails
+from ..core.checks.report import gates
 
 AUDIT_TIMING = {"stand": "stand", "stairs": "stairs", "headroom": "headroom", "ledges": "ledges"}
 
@@ -80,7 +81,7 @@ def _belongs(finding, holds) -> bool:
 def _case(suite, classname, name, findings, seconds, fail_on):
     case = ET.SubElement(suite, "testcase", name=name, classname=classname,
                          time=f"{seconds:.3f}")
-    failing = [f for f in findings if fails(f["severity"], fail_on) and f.get("new") is not False]
+    failing = [f for f in findings if gates(f, fail_on)]
     quiet = [f for f in findings if f not in failing]
     if failing:
         worst = min(failing, key=lambda f: ("error", "warning", "info").index(f["severity"]))
@@ -89,7 +90,8 @@ def _case(suite, classname, name, findings, seconds, fail_on):
                              message=worst["message"] + more)
         fail.text = "\n".join(f"{f['severity']}: {f['message']}" + (
             f" (picture: {f['picture']})" if f.get("picture") else "") for f in failing)
-    lines = [("known" if f.get("new") is False else f["severity"]) + f": {f['message']}"
+    lines = [("waived" if f.get("waived") else "known" if f.get("new") is False
+              else f["severity"]) + f": {f['message']}"
              for f in quiet]
     lines += [f"[[ATTACHMENT|{f['picture']}]]" for f in findings if f.get("picture")]
     if lines:

@@ -64,6 +64,24 @@ def set_collision_source(bpy, scene, collection: str | None, naming: bool):
         props.collision_source = "NAMING"
 
 
+def exclude(bpy, names):
+    """Leave the objects and collections ``names`` out of the level (their objects are
+    removed before it is read: their triangles are not part of it for any check).
+    LevelError naming an unknown name and the level's objects and collections."""
+    names = list(dict.fromkeys(names))
+    missing = [n for n in names if n not in bpy.data.objects and n not in bpy.data.collections]
+    if missing:
+        known = sorted({*(o.name for o in bpy.data.objects if o.type == "MESH"),
+                        *(c.name for c in bpy.data.collections)})
+        raise LevelError(f"--exclude / \"exclude\": no object or collection named "
+                         f"{missing[0]!r} in this level (known: {', '.join(known) or 'none'})")
+    gone = {o.name: o for n in names for o in (
+        [bpy.data.objects[n]] if n in bpy.data.objects else []) + (
+        list(bpy.data.collections[n].all_objects) if n in bpy.data.collections else [])}
+    for obj in gone.values():
+        bpy.data.objects.remove(obj, do_unlink=True)
+
+
 def read(bpy, scene):
     """(LevelGeometry, scene settings dict in metres, capsules, paths) of ``scene``: the
     capsules (CapsuleCheck) and paths (PathCheck) its objects carry, gathered by the

@@ -38,6 +38,7 @@ from .findings import (
     low_headroom_regions,
     region_findings,
 )
+from .gate import apply_min_area, apply_severity, apply_waivers, stale_finding
 from .naming import TriangleNames
 from .problems import AUDIT_KINDS
 from .reachability import reachability
@@ -147,6 +148,9 @@ class LevelResults:
     warnings: list = field(default_factory=list)
     findings: list = field(default_factory=list)
     timings: dict = field(default_factory=dict)
+    waivers: tuple = ()  # gate.Waiver: findings marked as intended (core/checks/gate.py)
+    severity: dict = field(default_factory=dict)  # finding kind -> severity override
+    min_area: dict = field(default_factory=dict)  # "islands" / "stand" -> m^2 listed from
 
     @property
     def finding_triangles(self) -> np.ndarray:
@@ -318,7 +322,7 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
     unscoped = ran and reach is None
     out.extend((Listed(f, np.empty(0, np.int64)), False)
                for f in level_findings(res.warnings, res.has_checks, unscoped))
-    return out
+    return apply_min_area(out, res.min_area)
 
 
 def level_report(res: LevelResults, *, level: str = "level", file: str | None = None,
@@ -329,6 +333,9 @@ def level_report(res: LevelResults, *, level: str = "level", file: str | None = 
     names = TriangleNames(geometry)
     mesh = res.mesh
     findings = [finding_row(listed, names, bracket) for listed, bracket in _findings(res, names)]
+    apply_severity(findings, res.severity)
+    findings += [finding_row(Listed(stale_finding(w), np.empty(0, np.int64)), names, False)
+                 for w in apply_waivers(findings, res.waivers)]
     report = {
         "level": level, "file": file, "key": file or level, "index": int(index),
         "triangles": int(mesh.n_triangles),
@@ -351,7 +358,7 @@ def level_report(res: LevelResults, *, level: str = "level", file: str | None = 
         "findings": findings,
         "timings_s": dict(res.timings),
     }
-    report["ok"] = not any(fails(f["severity"], fail_on) for f in findings)
+    report["ok"] = not any(gates(f, fail_on) for f in findings)
     return report
 
 
@@ -399,6 +406,13 @@ def _is_known(key, where, exact, wheres) -> bool:
     return bool((np.abs(near - np.asarray(where, np.float64)).max(1) <= step).any())
 
 
+def gates(finding: dict, fail_on: str) -> bool:
+    """Whether a report ``finding`` fails a gate on ``fail_on``: its severity is at or above
+    it, it is not waived and, with a baseline, it is new."""
+    return (fails(finding["severity"], fail_on) and not finding.get("waived")
+            and finding.get("new") is not False)
+
+
 def _summarise(document: dict, fail_on: str) -> dict:
     """Set each level's and the document's ``ok`` and the summary's counts for ``fail_on``:
     a finding fails the gate when its severity is at or above ``fail_on`` and, with a
@@ -407,8 +421,7 @@ def _summarise(document: dict, fail_on: str) -> dict:
     findings = [f for lv in levels for f in lv["findings"]]
     failing = 0
     for lv in levels:
-        bad = [f for f in lv["findings"]
-               if fails(f["severity"], fail_on) and f.get("new") is not False]
+        bad = [f for f in lv["findings"] if gates(f, fail_on)]
         lv["ok"] = not bad
         failing += len(bad)
     new = [f for f in findings if f.get("new")]
@@ -442,7 +455,8 @@ def mark_baseline(document: dict, baseline: dict, baseline_file: str | None = No
     exact, wheres = _known(baseline)
     for lv in document["levels"]:
         for f in lv["findings"]:
-            f["new"] = not _is_known(finding_key(lv, f), f.get("where"), exact, wheres)
+            f["new"] = not f.get("waived") and not _is_known(
+                finding_key(lv, f), f.get("where"), exact, wheres)
         lv["findings"].sort(key=lambda f: not f["new"])  # stable: new first, else in order
     known = len(exact) + sum(len(w) for w in wheres.values())
     document["baseline"] = {"file": baseline_file, "known_findings": known}

@@ -15,7 +15,14 @@ A spec (every key optional)::
      "paths": [{"name": "Main Route", "points": [[x, y, z], ...], "expect": "reached_goal"}],
      "spawns": [[x, y, z], ...],
      "targets": [{"name": "Roof", "point": [x, y, z], "expect": "reachable"}],
-     "render": "castle_render.obj"}
+     "render": "castle_render.obj",
+     "waivers": [{"check": "islands", "where": [x, y, z], "got": "island",
+                  "reason": "...", "who": "..."}],
+     "severity": {"islands": "info"}, "min_area": {"islands": 2.0, "stand": 0.25},
+     "exclude": ["SkyShell"]}
+
+``waivers``, ``severity`` and ``min_area`` are the gate's (``core/checks/gate.py``);
+``exclude`` names objects or collections the CLI leaves out of the level.
 
 - ``parse_spec(doc, source)`` -> ``LevelSpec`` (validated, normalised).
 - ``parse_settings(values, field)`` -> ``{name: value}``: ControllerSettings fields by name
@@ -48,6 +55,7 @@ import numpy as np
 from ..controller import presets
 from ..controller.settings import ControllerSettings
 from ..geometry.shapes import Capsule
+from .gate import parse_min_area, parse_severities, parse_waivers
 from .verdicts import (
     ANY,
     CapsuleCheck,
@@ -57,7 +65,8 @@ from .verdicts import (
 )
 
 SPEC_KEYS = ("name", "mesh", "preset", "settings", "collection", "naming", "up", "forward",
-             "capsules", "paths", "spawns", "targets", "render")
+             "capsules", "paths", "spawns", "targets", "render", "waivers", "severity",
+             "min_area", "exclude")
 CAPSULE_KEYS = ("name", "foot", "radius", "height", "expect")
 PATH_KEYS = ("name", "points", "expect")
 TARGET_KEYS = ("name", "point", "expect")
@@ -122,6 +131,10 @@ class LevelSpec(NamedTuple):
     spawns: tuple = ()
     targets: tuple = ()
     render: str | None = None
+    waivers: tuple = ()  # gate.Waiver: findings marked as intended
+    severity: dict = {}  # finding kind -> severity (gate.parse_severities)
+    min_area: dict = {}  # "islands" / "stand" -> m^2 (gate.parse_min_area)
+    exclude: tuple = ()  # objects or collections left out of the level
 
     @property
     def has_checks(self) -> bool:
@@ -358,10 +371,18 @@ def parse_spec(doc, source: str = "<spec>") -> LevelSpec:
     spawns = tuple(_vec3(p, source, f"spawns[{k}]")
                    for k, p in enumerate(_list(doc, "spawns", source)))
     targets = _targets(doc, source)  # their spawns may be the level's (capsules marked spawn)
+    exclude = tuple(_string(n, source, f"exclude[{k}]")
+                    for k, n in enumerate(_list(doc, "exclude", source)))
+    try:
+        gate = (parse_waivers(doc.get("waivers"), f"spec {source}"),
+                parse_severities(doc.get("severity"), f"spec {source}"),
+                parse_min_area(doc.get("min_area"), f"spec {source}"))
+    except ValueError as exc:
+        raise SpecError(str(exc)) from None
     return LevelSpec(doc.get("name"), doc.get("mesh"), None if preset is None else preset.lower(),
                      settings, doc.get("collection"), naming, up, forward,
                      _capsules(doc, source), _paths(doc, source), spawns, targets,
-                     doc.get("render"))
+                     doc.get("render"), *gate, exclude)
 
 
 # ----------------------------------------------------------------------------- merging
