@@ -16,7 +16,7 @@ from bpy.props import EnumProperty, StringProperty
 from .. import core
 from ..core import report as core_report
 from ..core.checks.held import held_document, held_level
-from . import cache, level_parts, penetration, properties, results, staleness
+from . import cache, level_parts, penetration, properties, results, scene_data, staleness
 
 # ---------------------------------------------------------------- shared adapter pieces
 
@@ -46,6 +46,18 @@ def object_mode_poll(cls, context, edit_mesh_ok=True, message=None):
     if context.mode not in modes:
         cls.poll_message_set(message or ("Switch to Object Mode or mesh Edit Mode first"
                                          if edit_mesh_ok else "Switch to Object Mode first"))
+        return False
+    return True
+
+
+def spawn_poll(cls, context) -> bool:
+    """Poll of the checks that flood from the spawns: ``object_mode_poll`` and at least one
+    capsule marked Spawn; says why it is disabled."""
+    if not object_mode_poll(cls, context):
+        return False
+    if not scene_data.spawn_objects(context.scene):
+        cls.poll_message_set("No spawn: select a capsule and tick Spawn in the Active "
+                             "Object panel")
         return False
     return True
 

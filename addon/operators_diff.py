@@ -138,11 +138,7 @@ class CAPSULE_COLLISION_OT_collision_diff(operators.CheckOperator, bpy.types.Ope
 
     @classmethod
     def poll(cls, context):
-        if not operators.object_mode_poll(cls, context):
-            return False
-        if not scene_data.spawn_objects(context.scene):
-            cls.poll_message_set("No spawn: select a capsule and tick Spawn in the Active "
-                                 "Object panel")
+        if not operators.spawn_poll(cls, context):
             return False
         if scene_render.render_source(context.scene) is None:
             cls.poll_message_set("Set Collision Source to Naming or a Collection: the other "

@@ -303,13 +303,7 @@ class CAPSULE_COLLISION_OT_reachability(operators.CheckOperator, bpy.types.Opera
 
     @classmethod
     def poll(cls, context):
-        if not operators.object_mode_poll(cls, context):
-            return False
-        if not scene_data.spawn_objects(context.scene):
-            cls.poll_message_set("No spawn: select a capsule and tick Spawn in the Active "
-                                 "Object panel")
-            return False
-        return True
+        return operators.spawn_poll(cls, context)
 
     def run(self, context):
         return run_reachability(context)
