@@ -8,6 +8,7 @@ the scene is left unchanged. Audits are in ``operators_audit``, walk-throughs in
 """
 
 import json
+from typing import Any, NamedTuple
 
 import bpy
 import numpy as np
@@ -48,6 +49,36 @@ def object_mode_poll(cls, context, edit_mesh_ok=True, message=None):
                                          if edit_mesh_ok else "Switch to Object Mode first"))
         return False
     return True
+
+
+NO_SPAWN = ("no spawn: select a capsule and tick Spawn in the Active Object panel (the "
+            "character starts at its foot)")
+
+
+class SpawnInputs(NamedTuple):
+    """What a check that floods from the spawns reads before it starts: the objects that were
+    in Edit Mode, the spawn capsules, the character, the level, its depsgraph and the spawns'
+    feet (K, 3) in metres."""
+
+    edited: tuple
+    spawns: list
+    settings: Any
+    level: Any
+    depsgraph: Any
+    feet: np.ndarray
+
+
+def spawn_inputs(context) -> SpawnInputs:
+    """Read a spawn check's inputs (Edit Mode flushed first). ValueError when there is no
+    spawn, or the level or settings cannot be read."""
+    edited = leave_edit_mode(context)
+    spawns = scene_data.spawn_objects(context.scene)
+    if not spawns:
+        raise ValueError(NO_SPAWN)
+    settings = controller_settings(context)
+    level, depsgraph = level_of(context)
+    return SpawnInputs(edited, spawns, settings, level, depsgraph,
+                       scene_data.spawn_feet(spawns, level.unit_scale))
 
 
 def spawn_poll(cls, context) -> bool:

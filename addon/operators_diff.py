@@ -22,7 +22,7 @@ import numpy as np
 from .. import core
 from ..core.checks.collision_diff import DIFF_KINDS
 from ..core.checks.verdicts import format_vector
-from . import operators, results, scene_data, scene_render
+from . import operators, results, scene_render
 
 DIFF_KIND = "COLLISION_DIFF"  # the rows' kind
 DIFF_ATTRIBUTE = results.DIFF_ATTRIBUTE  # INT8 FACE on the meshes of both levels
@@ -36,8 +36,6 @@ DIFF_WORDS = {"hole": "Hole", "invisible_wall": "Invisible wall",
 PROBLEMS_LISTED = 50  # problems given rows (the summary counts all)
 NO_RENDER = ("no render meshes: set Collision Source to Naming (UCX_, -col, _col...) or a "
              "Collection; every other visible mesh is then the level as drawn")
-NO_SPAWN = ("no spawn: select a capsule and tick Spawn in the Active Object panel (the "
-            "character starts at its foot)")
 
 assert set(DIFF_ORDER) == set(DIFF_KINDS)
 
@@ -96,17 +94,11 @@ def run_collision_diff(context):
     """Compare render and collision from the scene's spawns and write the attribute and rows
     (module docstring). Returns the message. ValueError when there is no spawn, no render or
     collision mesh, or the settings cannot be read."""
-    edited = operators.leave_edit_mode(context)
+    edited, spawns, settings, level, depsgraph, feet = operators.spawn_inputs(context)
     scene = context.scene
-    spawns = scene_data.spawn_objects(scene)
-    if not spawns:
-        raise ValueError(NO_SPAWN)
-    settings = operators.controller_settings(context)
-    level, depsgraph = operators.level_of(context)
     render = scene_render.read_render(depsgraph, scene)
     if render is None:
         raise ValueError(NO_RENDER)
-    feet = scene_data.spawn_feet(spawns, level.unit_scale)
     tolerance = scene.capsule_collision.diff_tolerance * level.unit_scale
     with operators.Progress(context, 1):
         diff = core.collision_diff(render.mesh, level.mesh, feet, settings,

@@ -49,8 +49,6 @@ CELLS_NAME = "Reachability Cells"
 CELL_CLASS_ATTRIBUTE = "cell_class"  # POINT INT8 on the cells object, core's cell codes
 CELL_NORMAL_ATTRIBUTE = "normal"  # POINT FLOAT_VECTOR, the cell's face normal (world)
 CANCELLED_TEXT = "Reachability cancelled (Esc): the previous results are kept"
-NO_SPAWN = ("no spawn: select a capsule and tick Spawn in the Active Object panel (the "
-            "character starts at its foot)")
 
 
 def summary_text(res, n_spawns, lost, fell=(), inside=()) -> str:
@@ -177,17 +175,10 @@ class Prepared(NamedTuple):
 def prepare(context) -> Prepared:
     """Read the spawns, settings and level (Edit Mode flushed). ValueError when there is no
     spawn, or the level or settings cannot be read."""
-    edited = operators.leave_edit_mode(context)
-    scene = context.scene
-    spawns = scene_data.spawn_objects(scene)
-    if not spawns:
-        raise ValueError(NO_SPAWN)
-    settings = operators.controller_settings(context)
-    level, _dg = operators.level_of(context)
-    feet = scene_data.spawn_feet(spawns, level.unit_scale)
-    buried = buried_spawns(level.mesh, feet, settings)  # inside a solid: left out of the flood
-    return Prepared(edited, spawns, settings, level, feet[buried < 0],
-                    staleness.inputs_key(scene, "REACHABILITY"), buried)
+    got = operators.spawn_inputs(context)
+    buried = buried_spawns(got.level.mesh, got.feet, got.settings)  # left out of the flood
+    return Prepared(got.edited, got.spawns, got.settings, got.level, got.feet[buried < 0],
+                    staleness.inputs_key(context.scene, "REACHABILITY"), buried)
 
 
 def write_results(context, prep: Prepared, res):
