@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from capsule_collision import core
+from scenes import box  # the one home of the hand-built scene parts
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import real_levels  # noqa: E402
@@ -49,17 +50,10 @@ def test_a_small_toy_scene_is_not_too_small():
     """A 1 m box on a 3 m floor (a unit-test scene): its wall is as tall as half a
     character and more, so it is not taken for a level 100 times too small; the same scene
     at 1/100 is."""
-    box = core.TriangleMesh(*_box((-0.5, -0.5, 0.0), (0.5, 0.5, 1.0)))
-    assert core.level_warnings(box) == []
-    v, t = _box((-0.005, -0.005, 0.0), (0.005, 0.005, 0.01))
+    toy = core.TriangleMesh(*box((-0.5, -0.5, 0.0), (0.5, 0.5, 1.0)))
+    assert core.level_warnings(toy) == []
+    v, t = box((-0.005, -0.005, 0.0), (0.005, 0.005, 0.01))
     (w,) = core.level_warnings(core.TriangleMesh(v, t))
     assert w.code == "too_small"
 
 
-def _box(lo, hi):
-    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
-    v = np.array([[x, y, z] for z in (lo[2], hi[2]) for y in (lo[1], hi[1])
-                  for x in (lo[0], hi[0])])
-    t = np.array([[0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4],
-                  [2, 6, 3], [3, 6, 7], [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5]])
-    return v, t

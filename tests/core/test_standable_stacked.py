@@ -23,21 +23,13 @@ import pytest
 from capsule_collision import core
 from capsule_collision.core.checks.audits import standable as sm
 from capsule_collision.core.checks.audits.cells import Records, inside_solids
-
-
-def _box(lo, hi):
-    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
-    v = np.array([[x, y, z] for z in (lo[2], hi[2]) for y in (lo[1], hi[1])
-                  for x in (lo[0], hi[0])])
-    t = np.array([[0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4],
-                  [2, 6, 3], [3, 6, 7], [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5]])
-    return v, t
+from scenes import box  # the one home of the hand-built scene parts
 
 
 def _mesh(*boxes):
     verts, tris, off = [], [], 0
     for lo, hi in boxes:
-        v, t = _box(lo, hi)
+        v, t = box(lo, hi)
         verts.append(v)
         tris.append(t + off)
         off += len(v)
@@ -75,9 +67,9 @@ def test_floor_beside_the_stack_stays_free():
 def test_floor_under_a_box_on_stilts_over_a_duplicated_top_is_not_inside():
     """A box floating 3 m over the floor whose top face is duplicated (two objects at one
     place): the floor under it is open (the duplicate counts once)."""
-    v, t = _box((-2, -2, 3), (2, 2, 4))
+    v, t = box((-2, -2, 3), (2, 2, 4))
     top = t[[2, 3]]  # the +z face's two triangles, again
-    ground_v, ground_t = _box(*GROUND)
+    ground_v, ground_t = box(*GROUND)
     mesh = core.TriangleMesh(np.concatenate([ground_v, v]),
                              np.concatenate([ground_t, t + 8, top + 8]))
     states = _ground_states(mesh, (-1.5, 1.5))
