@@ -261,7 +261,8 @@ def _collision_diff(res: LevelResults, timed):
     the checks and the level has a render and spawns; the collision's flood of the
     reachability check is reused when it fits (``reach_reusable``: same map and settings),
     so the collision is flooded once."""
-    if "collision_diff" not in res.checks or res.render is None or not len(res.spawns):
+    if ("collision_diff" not in res.checks or res.render is None or res.spawns is None
+            or not len(res.spawns)):
         return
     flood = None if res.reach is None else res.reach.result
     if not reach_reusable(flood, res.mesh, res.settings):
