@@ -7,10 +7,17 @@ Pairs:
 - with ``--real``: the four OpenArena maps (``tools/real_levels.py``): ``<map>.obj`` (render)
   against ``<map>_clip.obj`` (collision), Quake's player, the maps' spawns.
 
+Each pair is timed two ways in the same run (fresh meshes each: maps are kept with a mesh):
+- ``own``: ``collision_diff`` flooding both meshes itself (a plain core call; the baseline);
+- ``cli``: as ``levelcheck`` runs it: the reachability check floods the collision
+  (``flood`` column) and ``collision_diff(..., collision_reach=flood)`` reuses it
+  (``diff`` column: the check's own time, what the budget is about); ``same`` says whether
+  both ways found the same problems.
+
 Targets (issue 25): at most 2 s on a 10k-triangle pair and 20 s on the largest map
-(oa_koth1: 11k render against 41k clip triangles). Wall and CPU seconds of this process (CPU
-says more on a shared, loaded machine), meshes built before timing, the fastest of
-``--repeat`` runs.
+(oa_koth1: 11k render against 41k clip triangles). CPU seconds of this process (they say
+more on a shared, loaded machine) and wall seconds, meshes built before timing, the fastest
+of ``--repeat`` runs.
 
 Usage:  python tools/bench_diff.py [--real] [--maps oa_koth1,...] [--repeat N]
 """
@@ -22,7 +29,12 @@ import sys
 import time
 
 import numpy as np
-from capsule_collision.core import ControllerSettings, TriangleMesh, collision_diff
+from capsule_collision.core import (
+    ControllerSettings,
+    TriangleMesh,
+    collision_diff,
+    reachability,
+)
 from capsule_collision.core.checks.collision_diff import DIFF_KINDS
 from scenes import box, merge, terrain
 
@@ -58,40 +70,61 @@ def real_pairs(names):
         yield name, (r.vertices, r.triangles), (c.vertices, c.triangles), r.spawn_feet, s
 
 
-def run(pair, repeat: int) -> dict:
-    """The fastest of ``repeat`` runs of ``collision_diff`` on ``pair``: a row dict."""
+def _timed(fn):
+    """(result, wall s, CPU s) of ``fn()``."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
+def _problems(diff) -> list:
+    return [(p.kind, tuple(p.point), p.size) for p in diff.problems]
+
+
+def run_once(pair) -> dict:
+    """One run of both ways on ``pair`` (module docstring): a row dict."""
     name, render, collision, spawns, s = pair
-    best = None
-    for _ in range(repeat):
-        rm, cm = TriangleMesh(*render), TriangleMesh(*collision)  # fresh: maps are kept
-        t0, c0 = time.perf_counter(), time.process_time()
-        diff = collision_diff(rm, cm, spawns, s)
-        row = {"pair": name, "render": rm.n_triangles, "collision": cm.n_triangles,
-               "wall_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
-               "counts": diff.counts(),
-               "sizes": {k: sum(p.size for p in diff.problems if p.kind == k)
-                         for k in DIFF_KINDS},
-               "spans": int(diff.render.cell_class.size
-                                                     + diff.collision.cell_class.size)}
-        if best is None or row["wall_s"] < best["wall_s"]:
-            best = row
+    rm, cm = TriangleMesh(*render), TriangleMesh(*collision)
+    own, own_wall, own_cpu = _timed(lambda: collision_diff(rm, cm, spawns, s))
+    rm, cm = TriangleMesh(*render), TriangleMesh(*collision)  # fresh: no map kept
+    flood, flood_wall, flood_cpu = _timed(lambda: reachability(cm, spawns, s))
+    cli, diff_wall, diff_cpu = _timed(lambda: collision_diff(rm, cm, spawns, s,
+                                                             collision_reach=flood))
+    return {"pair": name, "render": rm.n_triangles, "collision": cm.n_triangles,
+            "own_wall": own_wall, "own_cpu": own_cpu, "flood_wall": flood_wall,
+            "flood_cpu": flood_cpu, "diff_wall": diff_wall, "diff_cpu": diff_cpu,
+            "same": _problems(own) == _problems(cli), "counts": own.counts(),
+            "sizes": {k: sum(p.size for p in own.problems if p.kind == k) for k in DIFF_KINDS},
+            "spans": int(own.render.cell_class.size + own.collision.cell_class.size)}
+
+
+def run(pair, repeat: int) -> dict:
+    """The fastest (CPU) of ``repeat`` runs on ``pair``, per column."""
+    rows = [run_once(pair) for _ in range(repeat)]
+    best = dict(rows[0])
+    for key in ("own_wall", "own_cpu", "flood_wall", "flood_cpu", "diff_wall", "diff_cpu"):
+        best[key] = min(r[key] for r in rows)
+    best["same"] = all(r["same"] for r in rows)
     return best
 
 
 def print_table(rows, out=sys.stdout):
-    head = (f"{'pair':<13}{'render':>8}{'collision':>10}{'spans':>10}{'wall s':>8}{'cpu s':>7}"
-            f"{'target':>7}" + "".join(f"{SHORT[k]:>10}" for k in DIFF_KINDS))
+    print("CPU s (wall s); own: collision_diff floods both meshes; cli: the reachability "
+          "check's flood of the collision, then collision_diff reusing it", file=out)
+    head = (f"{'pair':<13}{'render':>8}{'collision':>10}{'spans':>10}{'own':>15}"
+            f"{'cli flood':>15}{'cli diff':>15}{'target':>7}{'same':>6}")
     print(head, file=out)
     for r in rows:
         target = f"{TARGETS[r['pair']]:g}" if r["pair"] in TARGETS else "-"
+        cols = "".join(f"{r[k + '_cpu']:>7.2f} ({r[k + '_wall']:>5.1f})"
+                       for k in ("own", "flood", "diff"))
         print(f"{r['pair']:<13}{r['render']:>8,}{r['collision']:>10,}{r['spans']:>10,}"
-              f"{r['wall_s']:>8.2f}{r['cpu_s']:>7.2f}{target:>7}"
-              + "".join(f"{r['counts'][k]:>10}" for k in DIFF_KINDS), file=out)
-    print("\ntotal size per kind (m^2; thru.wall: m of wall)", file=out)
-    print(f"{'pair':<13}" + "".join(f"{SHORT[k]:>10}" for k in DIFF_KINDS), file=out)
+              f"{cols}{target:>7}{'yes' if r['same'] else 'NO':>6}", file=out)
+    print("\nproblems per kind (total size: m^2; thru.wall: m of wall)", file=out)
+    print(f"{'pair':<13}" + "".join(f"{SHORT[k]:>16}" for k in DIFF_KINDS), file=out)
     for r in rows:
-        print(f"{r['pair']:<13}" + "".join(f"{r['sizes'][k]:>10.1f}" for k in DIFF_KINDS),
-              file=out)
+        print(f"{r['pair']:<13}" + "".join(
+            f"{r['counts'][k]:>6} ({r['sizes'][k]:>6.1f})" for k in DIFF_KINDS), file=out)
 
 
 def main(argv=None):

@@ -4,9 +4,11 @@ with the same capsule and controller as every other check.
 
 ``collision_diff(render, collision, spawns, settings)`` lets the spawns fall onto each mesh
 (``settle``: a spawn placed in the air lands where the player does) and computes
-``reachability`` on both meshes over one cell grid (the two grids share their origin, so a
-render span and a collision span in the same cell are at the same horizontal point), then
-compares them at capsule resolution, in batches:
+``reachability`` on both meshes over one cell grid (the render's grid starts a whole number
+of cells before the collision's, so a render span and a collision span in the same cell are
+at the same horizontal point; the collision is never rebuilt, and a caller that flooded it
+already, the CLI's reachability check, passes that flood as ``collision_reach``: the
+collision is flooded once), then compares them at capsule resolution, in batches:
 
 - On every FREE render span a spawn reaches (render reachability), the capsule standing
   there is let down onto the collision from ``step_height`` above (one batched sweep):
@@ -52,7 +54,7 @@ from ..geometry.validate import as_points
 from ..mesh.patched import PatchedMesh
 from ..mesh.triangle_mesh import TriangleMesh
 from ..walk.walker import FALL_OUT_OF_LEVEL_DISTANCE
-from .audits.cells import shifted
+from .audits.cells import cell_grid, shifted
 from .audits.common import (
     components,
     face_classes,
@@ -132,24 +134,22 @@ def _as_mesh(value, name):
 
 
 def aligned_meshes(render, collision, up, cell):
-    """(render, collision) with one grid origin: the standable map's grid starts one cell
-    before the lowest vertex along each horizontal axis (``cells.cell_grid``), so each mesh
-    whose minimum is above the pair's gets one unreferenced vertex there (at its own lowest
-    height: nothing else reads it) and is built again; the other is returned as is."""
+    """(render, collision) on grids whose cells coincide, the collision as it is (so a flood
+    of it made before, ``collision_reach``, is on the same grid): the standable map's grid
+    starts one cell before the lowest vertex along each horizontal axis
+    (``cells.cell_grid``), so the render gets one unreferenced vertex (at its own lowest
+    height: nothing else reads it) a whole number of cells before the collision's lowest,
+    at or below its own, and is built again; a render already there is returned as is."""
     u = np.asarray(up, float)
     e1, e2 = horizontal_frame(u)
-    lows = [(float((m.vertices @ e1).min()), float((m.vertices @ e2).min())) for m in
-            (render, collision)]
-    x0, y0 = min(lo[0] for lo in lows), min(lo[1] for lo in lows)
-    out = []
-    for mesh, (mx, my) in zip((render, collision), lows):
-        if mx == x0 and my == y0:
-            out.append(mesh)
-            continue
-        h = float((mesh.vertices @ u).min())
-        extra = (x0 * e1 + y0 * e2 + h * u)[None, :]
-        out.append(TriangleMesh(np.vstack([mesh.vertices, extra]), mesh.triangles))
-    return out[0], out[1]
+    r_low = [float((render.vertices @ e).min()) for e in (e1, e2)]
+    c_low = [float((collision.vertices @ e).min()) for e in (e1, e2)]
+    if r_low == c_low:
+        return render, collision
+    x0, y0 = (c - cell * max(0.0, math.ceil((c - r) / cell)) for r, c in zip(r_low, c_low))
+    h = float((render.vertices @ u).min())
+    extra = (x0 * e1 + y0 * e2 + h * u)[None, :]
+    return TriangleMesh(np.vstack([render.vertices, extra]), render.triangles), collision
 
 
 def settle(mesh, spawns, s) -> np.ndarray:
@@ -466,17 +466,43 @@ def _metres(value, name) -> float:
     return out
 
 
+def reach_reusable(reach, collision, settings=None) -> bool:
+    """Whether ``reach`` can stand for the collision's own flood in ``collision_diff(...,
+    collision_reach=reach)``: a Reachability with the settings the diff judges by (the exact
+    model of ``settings``; an engine model floods with its own climb, another map) over the
+    grid of ``collision`` (the same cells), every floor point on the plane of its face of
+    ``collision`` (within STAND_MATCH). What it cannot tell: a flood of another mesh with
+    these bounds and these floors (give the flood of this very mesh)."""
+    if not isinstance(reach, Reachability):
+        return False
+    s = exact_model(settings_or_default(settings))
+    g, smap = reach.standable.grid, reach.standable
+    want = cell_grid(collision, s.up_vector, STANDABLE_CELL_FRACTION * s.radius)
+    if reach.settings != s or not np.array_equal(g.up, want.up) or (
+            (g.ox, g.oy, g.cell, g.nx, g.ny) != (want.ox, want.oy, want.cell, want.nx, want.ny)):
+        return False
+    face = smap.face
+    if face.size and (face.min() < 0 or face.max() >= collision.triangles.shape[0]):
+        return False
+    corner = collision.vertices[collision.triangles[face, 0]]
+    off = np.einsum("ij,ij->i", smap.foot - corner, collision.normals[face])
+    return bool(np.all(np.abs(off) <= STAND_MATCH))
+
+
 def collision_diff(render, collision, spawns, settings=None, *,
                    tolerance=COLLISION_DIFF_TOLERANCE,
-                   wall_tolerance=COLLISION_DIFF_WALL_TOLERANCE) -> CollisionDiff:
+                   wall_tolerance=COLLISION_DIFF_WALL_TOLERANCE,
+                   collision_reach=None) -> CollisionDiff:
     """Render against collision, judged by the character from ``spawns`` (module docstring).
 
     render, collision : core.TriangleMesh in the same frame (metres); spawns : (K, 3) foot
     points, K >= 1; settings : ControllerSettings (default if None), judged by the exact
     model; tolerance : metres (>= 0) a collision floor may lie above or below the render
     floor under a standing character before it is floating / sunk; wall_tolerance : metres
-    (>= 0) the capsule may overlap the other mesh before it is a wall. ValueError naming the
-    argument for bad input."""
+    (>= 0) the capsule may overlap the other mesh before it is a wall. collision_reach :
+    ``core.reachability(collision, spawns, settings)`` when the caller has it already (the
+    CLI's reachability check): used instead of flooding the collision again (it must pass
+    ``reach_reusable``), or None. ValueError naming the argument for bad input."""
     render = _as_mesh(render, "render")
     collision = _as_mesh(collision, "collision")
     pts = as_points(spawns, "spawns")
@@ -486,9 +512,13 @@ def collision_diff(render, collision, spawns, settings=None, *,
     wall_tol = _metres(wall_tolerance, "wall_tolerance")
     s = exact_model(settings_or_default(settings))
     cell = STANDABLE_CELL_FRACTION * s.radius
+    if collision_reach is not None and not reach_reusable(collision_reach, collision, s):
+        raise ValueError("collision_reach: not core.reachability of this collision mesh with "
+                         "these settings (reach_reusable); leave it out to flood here")
     rmesh, cmesh = aligned_meshes(render, collision, s.up_vector, cell)
     R = reachability(rmesh, settle(rmesh, pts, s), s)
-    C = reachability(cmesh, settle(cmesh, pts, s), s)
+    C = (collision_reach if collision_reach is not None else
+         reachability(cmesh, settle(cmesh, pts, s), s))
     rside, offset = _render_marks(R, C, cmesh, s, tol, wall_tol)
     cside = _collision_marks(R, C, rmesh, s, tol, wall_tol)
     taken = np.zeros(R.standable.face.size, bool)

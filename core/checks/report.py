@@ -28,7 +28,7 @@ import numpy as np
 
 from ..walk.walkthrough import FRAME_RATES, compare_frame_rates, walkthrough_many
 from .audits import headroom_audit, ledge_audit, stair_audit, stand_test
-from .collision_diff import collision_diff
+from .collision_diff import collision_diff, reach_reusable
 from .diff_report import diff_findings, diff_section
 from .findings import (
     IDENTITY_GRID,
@@ -239,9 +239,7 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
             reach or reachability, mesh, res.spawns, res.targets, settings))
         res.findings.extend(target_findings(res.targets, res.reach.reached))
     res.render = render
-    if "collision_diff" in checks and render is not None and len(res.spawns):
-        res.diff = timed("collision_diff", lambda: collision_diff(
-            render, mesh, res.spawns, settings))
+    _collision_diff(res, timed)
     res.findings = [f for f in res.findings if f is not None]
     return res
 
@@ -256,6 +254,21 @@ def _audits(res: LevelResults, timed):
     for name, audit in AUDITS.items():
         if name in res.checks:
             setattr(res, name, timed(name, lambda audit=audit: audit(res.mesh, res.settings)))
+
+
+def _collision_diff(res: LevelResults, timed):
+    """Render against collision (``core.collision_diff``) into ``res.diff`` when it is among
+    the checks and the level has a render and spawns; the collision's flood of the
+    reachability check is reused when it fits (``reach_reusable``: same map and settings),
+    so the collision is flooded once."""
+    if ("collision_diff" not in res.checks or res.render is None or res.spawns is None
+            or not len(res.spawns)):
+        return
+    flood = None if res.reach is None else res.reach.result
+    if not reach_reusable(flood, res.mesh, res.settings):
+        flood = None
+    res.diff = timed("collision_diff", lambda: collision_diff(
+        res.render, res.mesh, res.spawns, res.settings, collision_reach=flood))
 
 
 def _frame_rate_finding(path, fr) -> Finding | None:

@@ -17,9 +17,14 @@ from capsule_collision.core import (
     TriangleMesh,
     collision_diff,
     compare_frame_rates,
+    reachability,
     walkthrough,
 )
-from capsule_collision.core.checks.collision_diff import DIFF_KINDS, aligned_meshes
+from capsule_collision.core.checks.collision_diff import (
+    DIFF_KINDS,
+    aligned_meshes,
+    reach_reusable,
+)
 from capsule_collision.core.constants import (
     COLLISION_DIFF_TOLERANCE,
     COLLISION_DIFF_WALL_TOLERANCE,
@@ -204,6 +209,58 @@ def test_grids_share_their_origin():
     diff = collision_diff(render, big, D.SPAWN, S)
     g1, g2 = diff.render.standable.grid, diff.collision.standable.grid
     assert (g1.ox, g1.oy) == (g2.ox, g2.oy)
+
+
+def test_a_wider_render_keeps_the_collision_and_its_cells():
+    """The render reaching 3.3 m further east and 2.1 m further south (both ahead of the
+    collision's grid origin along the grid's axes, y and -x): the collision is not built
+    again (a flood made before stays valid) and the render's cells coincide with the
+    collision's: its grid origin a whole number of cells before on both axes."""
+    render, collision = D.crate_in_collision()
+    wide = TriangleMesh(np.vstack([render.vertices, [[15.3, -2.1, 0.0]]]), render.triangles)
+    r2, c2 = aligned_meshes(wide, collision, S.up_vector, 0.175)
+    assert c2 is collision and r2 is not wide
+    diff = collision_diff(wide, collision, D.SPAWN, S)
+    g1, g2 = diff.render.standable.grid, diff.collision.standable.grid
+    steps = np.array([g2.ox - g1.ox, g2.oy - g1.oy]) / g1.cell
+    assert np.all(steps >= 1.0) and np.allclose(steps, np.round(steps), atol=1e-9)
+    assert _kinds(diff) == ["invisible_wall"]
+    assert _near(diff.problems[0].point, (4.0, 7.0), (1.0, 5.0))
+
+
+@pytest.mark.parametrize("pair", ["crate_in_collision", "crate_in_render", "platform_pair",
+                                  "gap_in_collision"])
+def test_collision_reach_given_is_used_and_finds_the_same(pair):
+    """The CLI's reachability check floods the collision already: passed as
+    ``collision_reach`` it is the diff's collision flood (not made again) and the problems
+    are the same as with the diff's own flood."""
+    render, collision = getattr(D, pair)()
+    own = collision_diff(render, collision, D.SPAWN, S)
+    flood = reachability(collision, D.SPAWN, S)
+    assert reach_reusable(flood, collision, S)
+    given = collision_diff(render, collision, D.SPAWN, S, collision_reach=flood)
+    assert given.collision is flood
+    assert [(p.kind, tuple(p.point), p.size) for p in given.problems] == \
+        [(p.kind, tuple(p.point), p.size) for p in own.problems]
+    assert np.array_equal(given.offset, own.offset, equal_nan=True)
+
+
+def test_collision_reach_of_another_mesh_or_model_is_refused():
+    """A flood of a mesh of other bounds (the render reaching further), of other floors (the
+    strip 8 cm lower where this collision has it 8 cm higher: same grid, same face count) or
+    under an engine model (its climb: another map) is not this collision's flood."""
+    render, collision = D.raised_collision()
+    wide = TriangleMesh(np.vstack([render.vertices, [[-3.3, -2.1, 0.0]]]), render.triangles)
+    of_wide = reachability(wide, D.SPAWN, S)
+    of_lowered = reachability(D.lowered_collision()[1], D.SPAWN, S)
+    jolt = S.replace(model="jolt")
+    of_jolt = reachability(collision, D.SPAWN, jolt)
+    assert reach_reusable(reachability(collision, D.SPAWN, S), collision, S)
+    assert not reach_reusable(None, collision, S)
+    for flood, s in ((of_wide, S), (of_lowered, S), (of_jolt, jolt)):
+        assert not reach_reusable(flood, collision, s)
+        with pytest.raises(ValueError, match="collision_reach"):
+            collision_diff(render, collision, D.SPAWN, s, collision_reach=flood)
 
 
 @pytest.mark.parametrize("kwargs, message", [

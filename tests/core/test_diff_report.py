@@ -87,3 +87,21 @@ def test_a_rerun_finds_the_same_findings_under_a_baseline():
     first = combine_levels([_report("crate_in_collision")])
     again = mark_baseline(combine_levels([_report("crate_in_collision")]), first)
     assert again["summary"]["new_findings"] == 0
+
+
+def test_the_collision_is_flooded_once_when_reachability_ran():
+    """With the reachability check the collision is flooded once: collision_diff reuses that
+    flood (its result is the diff's collision side) and finds the same as on its own; under an
+    engine model (another flood: its climb) it floods the collision itself."""
+    render, collision = D.platform_pair()
+    both = run_checks(collision, S, spawns=D.SPAWN, render=render,
+                      checks=("reachability", "collision_diff"))
+    alone = run_checks(collision, S, spawns=D.SPAWN, render=render, checks=("collision_diff",))
+    assert both.diff.collision is both.reach.result
+    assert [(p.kind, tuple(p.point)) for p in both.diff.problems] == \
+        [(p.kind, tuple(p.point)) for p in alone.diff.problems] != []
+    jolt = S.replace(model="jolt")
+    own = run_checks(collision, jolt, spawns=D.SPAWN, render=render,
+                     checks=("reachability", "collision_diff"))
+    assert own.diff.collision is not own.reach.result
+    assert own.diff.collision.settings == jolt.replace(model="exact")
