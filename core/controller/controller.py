@@ -14,7 +14,8 @@ small named result:
    the character).
 2. ``slide`` -> SlideResult (core.slide): collide-and-slide with exact capsule sweeps (seed
    003), at most ``settings.max_iterations`` sweeps. Each hit stops ``skin_width`` short of
-   the surface (measured along the contact normal) and the rest of the displacement is
+   the surface (measured along the contact normal; each sweep looks ``skin_width`` past the
+   move's end, so a move never ends inside the skin of what lies ahead) and the rest is
    clipped against every plane met so far (core.planes.clip_slide). A sweep that starts
    penetrating triggers penetration recovery (``depenetrate``, core.planes.solve_planes).
 3. ``step_up`` -> StepUp: when grounded and blocked by a non-walkable obstacle the input
@@ -379,10 +380,12 @@ class CharacterController:
         raised = cur[S] + gained[:, None] * u
         dS = dir_h[S]
         fwd = np.maximum(missing[S], skin)
-        r2 = self.sweep(raised, dS * fwd[:, None], S)
+        ahead = fwd + skin  # looks the skin further, as the slide does (core.slide)
+        r2 = self.sweep(raised, dS * ahead[:, None], S)
         t2 = r2.time
         approach = np.maximum(-dot_rows(dS, r2.normal), MIN_APPROACH_COS)
-        adv = np.where(np.isinf(t2), fwd, np.maximum(t2 * fwd - skin / approach, 0.0))
+        adv = np.where(np.isinf(t2), fwd,
+                       np.clip(t2 * ahead - skin / approach, 0.0, fwd))
         keep = (adv > CONTROLLER_MIN_MOVE) & (t2 > 0.0)
         S, gained = S[keep], gained[keep]
         if not S.size:
