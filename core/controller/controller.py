@@ -118,6 +118,11 @@ class CharacterController:
         self.gap = s.contact_gap
         self.support_cos = s.support_min_cos
         self.climb_height = s.climb_height
+        # metres each sweep of a move looks past its end (core.slide): the exact model's skin,
+        # so that no move ends inside it (issue 24). An engine model keeps its padding inside
+        # ``shape_radius`` and stops its 1 mm contact gap short: it looks no further (a 1 mm
+        # look-ahead only moved float ties, e.g. which face of an edge a sweep reports)
+        self.look_ahead = s.skin_width if s.exact else 0.0
         # Rapier autosteps on any wall it hits, also in the air (then onto an edge no higher
         # than its bottom sphere's centre: measured, tools/bench_engines.py gap lanes)
         self.steps_in_air = s.model == "rapier"
@@ -380,7 +385,7 @@ class CharacterController:
         raised = cur[S] + gained[:, None] * u
         dS = dir_h[S]
         fwd = np.maximum(missing[S], skin)
-        ahead = fwd + skin  # looks the skin further, as the slide does (core.slide)
+        ahead = fwd + self.look_ahead  # looks as far past its end as the slide does
         r2 = self.sweep(raised, dS * ahead[:, None], S)
         t2 = r2.time
         approach = np.maximum(-dot_rows(dS, r2.normal), MIN_APPROACH_COS)

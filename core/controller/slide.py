@@ -156,11 +156,11 @@ class _Slide:
             prb = ids[~self.no_probe[ids]] if it == 0 else ids
         slot = np.full(n, -1, np.int64)
         slot[prb] = k + np.arange(prb.size)
-        # each slide sweep looks the skin further ahead than its move (Rapier's
-        # ``target_distance``): a move ending closer than the skin to what lies ahead stops
-        # short of it, as one that hits it on the way does
+        # each slide sweep looks ``ctrl.look_ahead`` (the exact model's skin) further than
+        # its move (Rapier's ``target_distance``): a move ending closer than the skin to
+        # what lies ahead stops short of it, as one that hits it on the way does
         rhat, rlen = unit_rows(self.rem[ids])
-        self.reach[ids] = rlen + ctrl.gap
+        self.reach[ids] = rlen + ctrl.look_ahead
         feet, rows = [self.cur[ids]], [ids]  # slide sweeps, speculative probes, idle probes
         if prb.size:
             feet.append(self.cur[prb] + self.rem[prb])
@@ -170,7 +170,7 @@ class _Slide:
             rows.append(pids)
         n_probes = prb.size + pids.size
         feet = np.concatenate(feet) if len(feet) > 1 else feet[0]
-        ahead = self.rem[ids] + rhat * ctrl.gap
+        ahead = self.rem[ids] + rhat * ctrl.look_ahead
         disp = np.concatenate([ahead, np.tile(-probe * ctrl.up, (n_probes, 1))]) \
             if n_probes else ahead
         # a move's or an idle probe's start-in-contact normal can matter (hit log, a
