@@ -152,8 +152,9 @@ def test_exact_gap_verdicts_change_once_where_the_capsule_no_longer_fits(hz):
     """Issue 20: the exact model crossed 0.8 m and fell into 0.75 and 0.85 m at 60 Hz (where
     its frames fell on the edge). A walk now leaves an edge from its support line at every
     frame rate: gaps narrower than the capsule with its skin on both sides, 2 x (radius +
-    skin_width) = 0.74 m, are walked over, wider ones fallen into (the switch measured at
-    0.745 m at 30 Hz, 0.76 m at 60 and 120 Hz)."""
+    skin_width) = 0.74 m, are walked over, wider ones fallen into (the switch measured
+    between 0.755 and 0.76 m at 30, 60 and 120 Hz; 0.745 m at 30 Hz before a sweep looked
+    skin_width past its move, issue 24)."""
     got, reps = verdicts([gap(v) for v in EXACT_GAPS], EXACT, hz)
     assert changes(got) == 1 and got[0] == "reached", list(zip(EXACT_GAPS, got))
     fits = 2.0 * (EXACT.radius + EXACT.skin_width)
