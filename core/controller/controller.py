@@ -14,7 +14,8 @@ small named result:
    the character).
 2. ``slide`` -> SlideResult (core.slide): collide-and-slide with exact capsule sweeps (seed
    003), at most ``settings.max_iterations`` sweeps. Each hit stops ``skin_width`` short of
-   the surface (measured along the contact normal) and the rest of the displacement is
+   the surface (measured along the contact normal; each sweep looks ``skin_width`` past the
+   move's end, so a move never ends inside the skin of what lies ahead) and the rest is
    clipped against every plane met so far (core.planes.clip_slide). A sweep that starts
    penetrating triggers penetration recovery (``depenetrate``, core.planes.solve_planes).
 3. ``step_up`` -> StepUp: when grounded and blocked by a non-walkable obstacle the input
@@ -50,7 +51,9 @@ from ..constants import (
     CONTROLLER_MIN_MOVE,
     MIN_APPROACH_COS,
     MIN_UP_COS,
+    RAPIER_SHORT_STRIDE,
     STEP_FORWARD_MIN_COS,
+    STEP_PROBE_OFFSET,
     STEP_RETRY_MOVE,
     STEP_RISE_TOL,
     SUPPORT_MIN_COS,
@@ -117,6 +120,11 @@ class CharacterController:
         self.gap = s.contact_gap
         self.support_cos = s.support_min_cos
         self.climb_height = s.climb_height
+        # metres each sweep of a move looks past its end (core.slide): the exact model's skin,
+        # so that no move ends inside it (issue 24). An engine model keeps its padding inside
+        # ``shape_radius`` and stops its 1 mm contact gap short: it looks no further (a 1 mm
+        # look-ahead only moved float ties, e.g. which face of an edge a sweep reports)
+        self.look_ahead = s.skin_width if s.exact else 0.0
         # Rapier autosteps on any wall it hits, also in the air (then onto an edge no higher
         # than its bottom sphere's centre: measured, tools/bench_engines.py gap lanes)
         self.steps_in_air = s.model == "rapier"
@@ -350,13 +358,40 @@ class CharacterController:
         tread[rows] = sp.tread
         missing = fg.length - dot_rows(slid.feet - feet0, fg.direction)
         ok = climbable(sp, self.settings)
-        ok &= sp.riser <= self.settings.stride_climb(fg.length[rows]) + STEP_RISE_TOL
-        if self.steps_in_air:  # off the ground: an edge the autostep's room test clears
-            # from where the fall met the obstacle
+        walked = fg.follow[rows]
+        # a short stride's climb is the walking character's (Rapier's edge stall on the
+        # ground); off the ground: an edge the autostep's room test clears from where the
+        # fall met the obstacle (Rapier steps onto a far edge 0.400 m above its foot at 120
+        # Hz as at 60 Hz, issue 26)
+        ok &= ~walked | (sp.riser <= self.settings.stride_climb(fg.length[rows]) + STEP_RISE_TOL)
+        if self.steps_in_air:
             rise = sp.riser + floor[rows] - slid.feet[rows] @ self.up
-            ok &= fg.follow[rows] | (rise <= self.settings.air_climb_height + STEP_RISE_TOL)
+            ok &= walked | (rise <= self.settings.air_climb_height + STEP_RISE_TOL)
+            ok &= ~self._creep_stalls(rows, ok & walked, floor, slid, fg, sp.riser)
         return self._climb(rows[ok], feet0, slid.feet,
                            fg.direction, missing, foot_above)
+
+    def _creep_stalls(self, rows, check, floor, slid, fg, rise) -> np.ndarray:
+        """(K,) bool: of the step candidates ``rows`` (K,), those ``check`` says to test,
+        the risers ``rise`` (K,) m whose edge the Rapier model creeps up and stalls on at a
+        short stride (``ControllerSettings.creep_stalls``): the next riser's face is found
+        by one horizontal ray along the walk just above the riser's top."""
+        s = self.settings
+        need = check & (fg.length[rows] <= RAPIER_SHORT_STRIDE) & np.isfinite(rise)
+        out = np.zeros(rows.size, bool)
+        if not need.any():
+            return out
+        r = rows[need]
+        u = self.up
+        d = fg.direction[r]
+        p = slid.block.point[r]
+        above = floor[r] + rise[need] + STEP_PROBE_OFFSET
+        origins = p - np.outer(p @ u - above, u) + d * STEP_PROBE_OFFSET
+        big = s.radius + s.skin_width + s.min_step_depth + s.skin_width
+        hit = self.raycast(origins, d, big)
+        run = np.where(np.isfinite(hit.time), hit.time + STEP_PROBE_OFFSET, np.inf)
+        out[need] = s.creep_stalls(rise[need], run, fg.length[r])
+        return out
 
     def _climb(self, S, feet0, cur, dir_h, missing, foot_above) -> Climb | None:
         """The up, forward and down sweeps of a step-up for characters S. Each stage only
@@ -379,10 +414,12 @@ class CharacterController:
         raised = cur[S] + gained[:, None] * u
         dS = dir_h[S]
         fwd = np.maximum(missing[S], skin)
-        r2 = self.sweep(raised, dS * fwd[:, None], S)
+        ahead = fwd + self.look_ahead  # looks as far past its end as the slide does
+        r2 = self.sweep(raised, dS * ahead[:, None], S)
         t2 = r2.time
         approach = np.maximum(-dot_rows(dS, r2.normal), MIN_APPROACH_COS)
-        adv = np.where(np.isinf(t2), fwd, np.maximum(t2 * fwd - skin / approach, 0.0))
+        adv = np.where(np.isinf(t2), fwd,
+                       np.clip(t2 * ahead - skin / approach, 0.0, fwd))
         keep = (adv > CONTROLLER_MIN_MOVE) & (t2 > 0.0)
         S, gained = S[keep], gained[keep]
         if not S.size:

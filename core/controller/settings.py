@@ -264,6 +264,35 @@ class ControllerSettings:
         short = min(self.step_height + 2.0 * self.skin_width, self.climb_height)
         return np.where(stride <= RAPIER_SHORT_STRIDE, short, full)
 
+    def creep_stalls(self, riser, run, stride) -> np.ndarray:
+        """(K,) bool: risers (K,) metres whose next riser's face lies ``run`` (K,) metres
+        past them along the walk (inf: none), which a ``"rapier"`` character whose frame moves
+        it ``stride`` (K,) metres (at most ``RAPIER_SHORT_STRIDE``) does not get up. At such
+        a stride Rapier's autostep lets the capsule down on the riser's edge and it creeps up
+        the edge, one autostep a frame, until the contact is at ``max_slope_deg``; each
+        autostep first casts the lifted capsule (radius + offset, ``R``) down ``w =
+        min_step_depth + offset`` ahead and refuses when that cast meets a face steeper than
+        the slope limit first. With the next riser's face less than ``R + w - R sin(slope)``
+        ahead of the edge (0.278 m for the engines README's character: 25 cm treads walked
+        straight, not at 30 deg) the cast reaches it during the creep, and meets its nosing
+        before the edge the capsule rests on when the riser is above ``sqrt(R^2 - (R -
+        run)^2)`` (0.35 m on 25 cm treads): the walk stalls on the edge (measured, issue
+        26, 120 Hz: flights of 0.36 and 0.38 m on 25 cm treads blocked, 0.30-0.34 m and 30
+        cm treads climbed; rapier3d over 20 phases: 0.34 m climbed 13/20, 0.36 m 6/20, 0.38 m
+        7/20). All False for the other models and at longer strides, where the creep's
+        autosteps skip that stretch of the edge."""
+        riser, run, stride = np.broadcast_arrays(np.asarray(riser, float),
+                                                 np.asarray(run, float),
+                                                 np.asarray(stride, float))
+        if self.model != "rapier" or self.step_height <= 0.0:
+            return np.zeros(riser.shape, bool)
+        big = self.radius + self.skin_width
+        ahead = self.min_step_depth + self.skin_width
+        reach = big + ahead - big * math.sin(math.radians(self.max_slope_deg))
+        near = np.minimum(run, big)
+        nosing = np.sqrt(np.maximum(big * big - (big - near) ** 2, 0.0))
+        return (stride <= RAPIER_SHORT_STRIDE) & (run < reach) & (riser > nosing)
+
     @property
     def pushes_into_floor(self) -> bool:
         """Whether a frame that starts on walkable ground asks for one frame of gravity

@@ -2,10 +2,12 @@
 
 Each iteration sweeps every character still moving (one batched mesh call, with a
 speculative ground probe at each sweep's end point: used when the sweep hits nothing).
-A hit stops ``skin_width`` short of the surface (measured along the contact normal) and the
-rest of the displacement is clipped against every plane met so far (``clip_slide``); a
-sweep that starts penetrating runs penetration recovery. The most opposing non-walkable
-obstacle met is remembered for the step-up and the walk-through's verdicts.
+A hit stops ``skin_width`` short of the surface (measured along the contact normal; each
+sweep looks ``skin_width`` past the move's end, so a move never ends inside the skin of what
+lies ahead: issue 24, tests/core/test_limits_pinned.py) and the rest of the displacement is
+clipped against every plane met so far (``clip_slide``); a sweep that starts penetrating
+runs penetration recovery. The most opposing non-walkable obstacle met is remembered for the
+step-up and the walk-through's verdicts.
 
 Frame and units: world space, metres; ``ctrl.settings.up`` is up.
 """
@@ -86,6 +88,7 @@ class _Slide:
         self.iters = np.zeros(n, np.int64)
         self.depen = np.zeros(n)
         self.trapped = np.zeros(n, bool)  # penetration recovery gave up
+        self.reach = np.zeros(n)  # metres each character's slide sweep looks ahead
         self.planes = None  # (N, max_iterations, 3) slide planes met, at the first hit
         self.block = None  # Block, allocated at the first hit (shared "none" rows until)
         self.blocked = False
@@ -105,19 +108,31 @@ class _Slide:
                 continue
             t = res.time[:k]
             self.iters[ids] += 1
-            miss = np.isinf(t)
+            clear = self._clear_ahead(ids, t, res.normal[:k])
+            miss = np.isinf(t) | clear
             if miss.any():
                 self._misses(ids[miss], res, slot, it)
             zero = t == 0.0
             if zero.any():
                 self._recover(ids, zero, res)
-            hit = np.isfinite(t) & (t > 0.0)
+            hit = np.isfinite(t) & (t > 0.0) & ~clear
             if hit.any():
                 self._hits(it, ids, hit.nonzero()[0], res)
         block = self.block if self.block is not None else self.ctrl.constant_rows(
             self.cur.shape[0])[3]
         return SlideResult(self.cur, self.iters, self.depen, self.trapped, block,
                            self.blocked, self.probe, self.hits)
+
+    def _clear_ahead(self, ids, t, normal):
+        """(K,) bool: sweeps of ``ids`` whose hit at ``t`` (a fraction of the look-ahead)
+        lies past the move's end with at least the skin between that end and the surface,
+        measured along the hit's ``normal`` (K, 3): the whole move is clear."""
+        gap = self.ctrl.gap
+        rhat, rlen = unit_rows(self.rem[ids])
+        found = np.isfinite(t) & (t > 0.0)
+        approach = np.maximum(-dot_rows(rhat, normal), MIN_APPROACH_COS)
+        travel = np.where(found, t, 0.0) * self.reach[ids]
+        return found & (travel - gap / approach >= rlen)
 
     def _store_probe(self, rows, res, sl, length):
         p = self.probe
@@ -141,6 +156,11 @@ class _Slide:
             prb = ids[~self.no_probe[ids]] if it == 0 else ids
         slot = np.full(n, -1, np.int64)
         slot[prb] = k + np.arange(prb.size)
+        # each slide sweep looks ``ctrl.look_ahead`` (the exact model's skin) further than
+        # its move (Rapier's ``target_distance``): a move ending closer than the skin to
+        # what lies ahead stops short of it, as one that hits it on the way does
+        rhat, rlen = unit_rows(self.rem[ids])
+        self.reach[ids] = rlen + ctrl.look_ahead
         feet, rows = [self.cur[ids]], [ids]  # slide sweeps, speculative probes, idle probes
         if prb.size:
             feet.append(self.cur[prb] + self.rem[prb])
@@ -150,8 +170,9 @@ class _Slide:
             rows.append(pids)
         n_probes = prb.size + pids.size
         feet = np.concatenate(feet) if len(feet) > 1 else feet[0]
-        disp = np.concatenate([self.rem[ids], np.tile(-probe * ctrl.up, (n_probes, 1))]) \
-            if n_probes else self.rem[ids]
+        ahead = self.rem[ids] + rhat * ctrl.look_ahead
+        disp = np.concatenate([ahead, np.tile(-probe * ctrl.up, (n_probes, 1))]) \
+            if n_probes else ahead
         # a move's or an idle probe's start-in-contact normal can matter (hit log, a
         # character that cannot be pushed out); a speculative probe's cannot (it is only
         # kept when its move missed, so it starts clear)
@@ -221,13 +242,14 @@ class _Slide:
         h = ids[hj]
         n = res.normal[hj]
         th = res.time[hj]
-        if self.log_hits:
-            for j in hj:
-                self.hits.append((ids[j], Hit(float(res.time[j]), res.normal[j].copy(),
-                                              res.point[j].copy(), int(res.triangle[j]))))
         rhat, rlen = unit_rows(self.rem[h])
+        if self.log_hits:  # time: a fraction of the move (the sweep looked the skin further)
+            frac = np.minimum(th * self.reach[h] / np.maximum(rlen, CONTROLLER_MIN_MOVE), 1.0)
+            for j, f in zip(hj, frac):
+                self.hits.append((ids[j], Hit(float(f), res.normal[j].copy(),
+                                              res.point[j].copy(), int(res.triangle[j]))))
         approach = -dot_rows(rhat, n)
-        travel = th * rlen
+        travel = th * self.reach[h]
         back = np.minimum(ctrl.gap / np.maximum(approach, MIN_APPROACH_COS),
                           travel)
         self.cur[h] += rhat * (travel - back)[:, None]

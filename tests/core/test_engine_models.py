@@ -152,8 +152,9 @@ def test_exact_gap_verdicts_change_once_where_the_capsule_no_longer_fits(hz):
     """Issue 20: the exact model crossed 0.8 m and fell into 0.75 and 0.85 m at 60 Hz (where
     its frames fell on the edge). A walk now leaves an edge from its support line at every
     frame rate: gaps narrower than the capsule with its skin on both sides, 2 x (radius +
-    skin_width) = 0.74 m, are walked over, wider ones fallen into (the switch measured at
-    0.745 m at 30 Hz, 0.76 m at 60 and 120 Hz)."""
+    skin_width) = 0.74 m, are walked over, wider ones fallen into (the switch measured
+    between 0.755 and 0.76 m at 30, 60 and 120 Hz; 0.745 m at 30 Hz before a sweep looked
+    skin_width past its move, issue 24)."""
     got, reps = verdicts([gap(v) for v in EXACT_GAPS], EXACT, hz)
     assert changes(got) == 1 and got[0] == "reached", list(zip(EXACT_GAPS, got))
     fits = 2.0 * (EXACT.radius + EXACT.skin_width)
@@ -253,6 +254,51 @@ def test_rapier_stride_climb_is_the_lifted_bottom_at_a_short_stride_only():
     assert EXACT.stride_climb(strides) == pytest.approx([0.35] * 4)
     wide = from_rapier(offset=0.2)
     assert wide.stride_climb([0.01])[0] == pytest.approx(wide.climb_height)
+
+
+def test_rapier_creep_stalls_either_side_of_the_next_riser_and_the_nosing():
+    """Rapier's 120 Hz creep up a riser's edge stalls where its autostep's slope check (the
+    lifted capsule, R = 0.37 m, cast down w = 0.17 m ahead) meets the next riser's nosing
+    first: the next riser's face less than R + w - R sin 45 (0.27837 m) past the edge and
+    the riser above sqrt(R^2 - (R - run)^2) (0.35 m on 25 cm treads). Only at a short
+    stride, only for Rapier."""
+    reach = 0.37 + 0.17 - 0.37 * math.sin(math.pi / 4)
+    stride = 4.0 / 120
+    got = RAPIER.creep_stalls([0.36, 0.36, 0.3501, 0.3499, 0.36, 0.36, 0.5],
+                              [reach - 1e-4, reach + 1e-4, 0.25, 0.25, np.inf, 0.25, 0.25],
+                              [stride, stride, stride, stride, stride, 0.0351, stride])
+    assert got.tolist() == [True, False, True, False, False, False, True]
+    for other in (JOLT, EXACT):
+        assert not other.creep_stalls([0.36], [0.25], [stride]).any()
+
+
+@pytest.mark.slow  # a few seconds a rate on the 2-core machine
+@pytest.mark.parametrize("hz", RATES)
+def test_rapier_model_stalls_on_shallow_treads_at_120_hz_only(hz):
+    """Measured (tools/bench_engines.py, issue 26, Rapier as WebAssembly): at 120 Hz Rapier
+    is blocked on flights of 0.36 m on 25 cm treads walked straight, and climbs them at 30
+    deg (0.29 m of tread along the walk), on 30 cm treads and at 0.34 m; at 30 and 60 Hz it
+    climbs all four. The model did climb the first at 120 Hz."""
+    lanes = [flight(0.36, 0.25, 3), flight(0.36, 0.25, 3, 30.0), flight(0.36, 0.3, 6),
+             flight(0.34, 0.25, 3)]
+    want = ["blocked"] + ["reached"] * 3 if hz >= 120 else ["reached"] * 4
+    assert verdicts(lanes, RAPIER, hz)[0] == want
+
+
+def test_rapier_model_steps_in_the_air_above_the_short_stride_climb():
+    """Rapier's autostep in the air at 120 Hz steps onto a far edge 0.40 m above its foot,
+    above the 0.39 m a walking character's short stride climbs (issue 26: the 1.32 m wide gap,
+    crossed by Rapier, fallen into by the model while its short-stride rule also held in the
+    air). A character in the air against a wall whose top is 0.40 m above its foot, moving a
+    120 Hz stride, steps onto it."""
+    from capsule_collision.core.controller.controller import CharacterController
+    mesh = TriangleMesh(*box((0.0, -2.0, -3.0), (2.0, 2.0, 0.40)))
+    ctrl = CharacterController(mesh, RAPIER)
+    start = np.array([-RAPIER.shape_radius - 0.002, 0.0, 0.0])
+    res = ctrl.move(start, [4.0 / 120, 0.0, -9.81 / 120 / 120])
+    assert res.stepped and res.position[2] > 0.1
+    tall = TriangleMesh(*box((0.0, -2.0, -3.0), (2.0, 2.0, 0.42)))  # above 0.4087 m
+    assert not CharacterController(tall, RAPIER).move(start, [4.0 / 120, 0.0, 0.0]).stepped
 
 
 def test_only_the_rapier_model_pushes_into_the_floor_and_steps_in_the_air():
