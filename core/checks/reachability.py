@@ -71,6 +71,9 @@ ARC_ROUNDS = 8  # rounds of arcs from newly reached nodes at most (each can reac
 WINDOW_MIN_SPANS = 400_000  # spans of the whole map above which the map is built tile by tile
 REGIONS_EXPLAINED = 40  # islands and traps (each) given causes and a line of sight, largest first
 WINDOW_ROUNDS = 24  # rounds of growing the built tiles at most
+WINDOW_WHOLE_SHARE = 0.05  # a round that would build more than this share of the floor tiles
+#   builds the whole map instead (open floor keeps spilling out: re-flooding a growing
+#   window costs 2-3x one flood of the whole map; bench_reach rows huge 1 %, arena 7 %)
 
 
 class Region(NamedTuple):
@@ -295,6 +298,20 @@ def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0, scope=WH
     return walk, jump
 
 
+def _edge_known(smap, edges: Edges, scope=WHOLE_MAP) -> np.ndarray:
+    """(E,) bool: the next column of each edge is built (always on the whole map). An edge
+    into a column not built is no edge yet: its node is within MARGIN_CELLS of a tile not
+    built, so the window builds that tile and judges the edge again, arcs and all (no arcs
+    flown over floor the window has not read: 536 of the arena's first round's 536)."""
+    if scope.known is None:
+        return np.ones(edges.node.size, bool)
+    step = np.array(DIRECTIONS, np.int64)[edges.direction]
+    col = smap.cell[edges.node]
+    ix, iy = col // smap.grid.ny + step[:, 0], col % smap.grid.ny + step[:, 1]
+    off = (ix < 0) | (ix >= smap.grid.nx) | (iy < 0) | (iy >= smap.grid.ny)
+    return scope.known(np.where(off, -1, ix * smap.grid.ny + iy))
+
+
 def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
               scope=WHOLE_MAP):
     """Add the walk-offs and jumps flown from reachable nodes, in rounds until no new node
@@ -312,6 +329,7 @@ def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
         reach, _back = closure(comp, links, seeds, n)
         cand = reach[edges.node] & ~tried
         tried |= cand
+        cand &= _edge_known(smap, edges, scope)
         walk, jump = _arcs_to_fly(mesh, smap, h, comp, edges, cand, s, v0, scope)
         if not (walk.any() or jump.any()):
             break
@@ -429,9 +447,11 @@ class _Flood(NamedTuple):
     lost: np.ndarray
 
 
-def _flood_map(mesh, smap, pts, landed, settings, scope=WHOLE_MAP) -> _Flood:
+def _flood_map(mesh, smap, pts, landed, settings, scope=WHOLE_MAP, stop=None):
     """The moves of ``smap``'s nodes and the flood from the spawn feet ``pts`` (K, 3)
-    (``landed``: their ``spawn_floor``)."""
+    (``landed``: their ``spawn_floor``): a _Flood. stop : None or callable(reach (N,) bool)
+    -> bool, asked with the flood's reach before any arc is flown (walks, steps and falls
+    only): True returns None (the window gives up; see ``_flood_window``)."""
     s = settings
     n = smap.face.size
     links, edges = neighbour_links(mesh, smap, s)
@@ -440,33 +460,51 @@ def _flood_map(mesh, smap, pts, landed, settings, scope=WHOLE_MAP) -> _Flood:
     spawn_cells, spawn_drop = spawn_nodes(smap, h, pts, landed[0], landed[1], s)
     seeds = spawn_cells[spawn_cells >= 0]
     comp = mutual_components(n, links)
+    if stop is not None and stop(closure(comp, links, seeds, n)[0]):
+        return None
     links, flown, lost = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s, scope)
     reach, back = closure(comp, links, seeds, n)
     return _Flood(links, spawn_cells, spawn_drop, flown, reach, back, lost)
 
 
-def _flood_window(mesh, pts, landed, settings, progress):
+def _growth(win, smap, reach, lost, rings: int) -> np.ndarray:
+    """Flat tile indices the window adds after a flood over its map ``smap`` (``reach`` (N,)
+    bool, ``lost`` (L, 3) arcs' landings in columns not built): the tiles within
+    MARGIN_CELLS of a reached node or of such a landing not built yet, and ``rings`` tiles
+    around them (empty: the flood is complete)."""
+    reached = smap.cell[reach & (smap.state == FREE)]
+    need = win.tiles_around(np.concatenate([reached, win.grid.cell_of(lost)]))
+    need = need[~win.built[need]]
+    return win.grown(need, rings) if need.size else need
+
+
+def _flood_window(mesh, pts, landed, settings, progress, cache):
     """(map, flood) of the map built tile by tile from the spawns ``pts`` (K, 3) outward
     (core/checks/audits/window.py) until no reached node, and no arc's landing, lies within
     MARGIN_CELLS of a tile not built; each round adds the tiles needed and rings of tiles
-    around them, twice as many as the round before."""
+    around them, twice as many as the round before. None when a round would build more than
+    WINDOW_WHOLE_SHARE of the floor tiles (the whole map is then cheaper), judged first
+    before the arcs are flown (the flood without them reaches no more than with them, so it
+    decides the same without flying arcs over floor the whole map judges again). cache :
+    the ArcCache the rounds fly their arcs through (kept for the whole map's flood)."""
     win = MapWindow(mesh, settings)
-    scope = Scope(win.known, float((mesh.vertices @ win.grid.up).min()), ArcCache(),
+    scope = Scope(win.known, float((mesh.vertices @ win.grid.up).min()), cache,
                   lambda _f: progress(0.95 * float(win.built.mean())))
-    win.add(win.tiles_around(win.grid.cell_of(np.concatenate([pts, landed[0]])), rings=1))
+    grow = win.tiles_around(win.grid.cell_of(np.concatenate([pts, landed[0]])), rings=1)
     rings = 1
-    smap = win.map()
-    flood = _flood_map(mesh, smap, pts, landed, settings, scope)
-    for _ in range(WINDOW_ROUNDS):
-        reached = smap.cell[flood.reach & (smap.state == FREE)]
-        need = win.tiles_around(np.concatenate([reached, win.grid.cell_of(flood.lost)]))
-        need = need[~win.built[need]]
-        if not need.size:
-            break
-        win.add(win.grown(need, rings))
-        rings *= 2  # open floor: few rounds (a walled area needs no more tiles and stops)
+    for _ in range(WINDOW_ROUNDS + 1):
+        if win.share(grow) > WINDOW_WHOLE_SHARE:
+            return None
+        win.add(grow)
         smap = win.map()
-        flood = _flood_map(mesh, smap, pts, landed, settings, scope)
+        flood = _flood_map(mesh, smap, pts, landed, settings, scope, lambda reach: win.share(
+            _growth(win, smap, reach, np.zeros((0, 3)), rings)) > WINDOW_WHOLE_SHARE)
+        if flood is None:
+            return None
+        grow = _growth(win, smap, flood.reach, flood.lost, rings)
+        if not grow.size:
+            break
+        rings *= 2  # open floor: few rounds (a walled area needs no more tiles and stops)
     return smap, flood
 
 
@@ -487,12 +525,15 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
     tell = progress or _no_progress
     tell(0.0)
     landed = spawn_floor(mesh, pts, s)
+    got, cache = None, ArcCache()
     if pts.shape[0] and not has_map(mesh, s) and window_worthwhile(mesh, s, WINDOW_MIN_SPANS):
-        smap, fl = _flood_window(mesh, pts, landed, s, tell)
+        got = _flood_window(mesh, pts, landed, s, tell, cache)
+    if got is not None:
+        smap, fl = got
     else:
         smap = standable_map(mesh, s, lambda f: tell(0.6 * f))
         fl = _flood_map(mesh, smap, pts, landed, s,
-                        Scope(progress=lambda f: tell(0.6 + 0.35 * f)))
+                        Scope(cache=cache, progress=lambda f: tell(0.6 + 0.35 * f)))
     tell(0.95)
     code, group = _cell_classes(smap, fl.links, fl.reach, fl.back, s)
     faces, area = _span_faces(smap, np.flatnonzero(code <= TRAP))
