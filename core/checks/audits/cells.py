@@ -381,12 +381,21 @@ def nearest_in_column(cells_sorted, heights, q_cell, q_height, lo, hi, mask=None
         start = np.searchsorted(cells_sorted, q_cell, "left")
         count = np.searchsorted(cells_sorted, q_cell, "right") - start
     q = q_cell.size
-    best = np.full(q, -1, np.int64)
-    best_d = np.full(q, np.inf)
+    if not q or not cells_sorted.size:
+        return np.full(q, -1, np.int64)
+    # the first span of every column at once (most columns hold one: open floor), without
+    # gathering the rows that have one; the same floats and comparisons as the rows below
+    first = np.minimum(start, cells_sorted.size - 1)
+    d = heights[first] - q_height
+    ok = (count > 0) & (d >= lo) & (d <= hi)
+    if mask is not None:
+        ok &= mask[first]
+    best = np.where(ok, first, -1)
+    best_d = np.where(ok, np.abs(d), np.inf)
     lo = np.broadcast_to(np.asarray(lo, float), (q,))
     hi = np.broadcast_to(np.asarray(hi, float), (q,))
-    for j in range(int(count.max(initial=0))):  # spans per column: a few storeys at most
-        rows = np.flatnonzero(count > j) if j else np.flatnonzero(count)
+    for j in range(1, int(count.max(initial=0))):  # spans per column: a few storeys at most
+        rows = np.flatnonzero(count > j)
         idx = start[rows] + j
         d = heights[idx] - q_height[rows]
         ok = (d >= lo[rows]) & (d <= hi[rows])
