@@ -163,14 +163,20 @@ def _flood(comp, a, b, seeds, n) -> np.ndarray:
     return on
 
 
-def closure(comp, links: Links, seeds, n: int):
-    """(reach, back) (n,) bool per span: reached from the spawn nodes ``seeds``; a spawn's
-    node is reachable from it. Works on components (``mutual_components``) joined by the
-    one-way moves."""
+def one_way_pairs(comp, links: Links) -> np.ndarray:
+    """(P, 2) int64 the distinct (from, to) component pairs (``comp`` labels) the moves
+    ``links`` join, sorted; moves within a component are left out."""
     ca, cb = comp[links.src], comp[links.dst]
     one = ca != cb
-    pairs = np.unique(np.stack([ca[one], cb[one]], 1), axis=0) if one.any() else \
+    return np.unique(np.stack([ca[one], cb[one]], 1), axis=0) if one.any() else \
         np.zeros((0, 2), np.int64)
+
+
+def closure(comp, links: Links, seeds, n: int, pairs=None):
+    """(reach, back) (n,) bool per span: reached from the spawn nodes ``seeds``; a spawn's
+    node is reachable from it. Works on components (``mutual_components``) joined by the
+    one-way moves (``pairs``: their ``one_way_pairs`` when already known)."""
+    pairs = one_way_pairs(comp, links) if pairs is None else pairs
     fwd = _flood(comp, pairs[:, 0], pairs[:, 1], seeds, n)
     back = _flood(comp, pairs[:, 1], pairs[:, 0], seeds, n)
     return fwd[comp], back[comp]
@@ -178,6 +184,17 @@ def closure(comp, links: Links, seeds, n: int):
 
 def _no_progress(_fraction) -> None:
     return None
+
+
+def _rising(progress):
+    """``progress`` told only fractions at least as high as the last one told (a window
+    given up for the whole map starts the whole map's stages from 0)."""
+    last = [0.0]
+
+    def tell(fraction):
+        last[0] = max(last[0], fraction)
+        progress(last[0])
+    return tell
 
 
 class Scope(NamedTuple):
@@ -313,10 +330,11 @@ def _edge_known(smap, edges: Edges, scope=WHOLE_MAP) -> np.ndarray:
 
 
 def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
-              scope=WHOLE_MAP):
+              scope=WHOLE_MAP, pairs=None):
     """Add the walk-offs and jumps flown from reachable nodes, in rounds until no new node
     is reached (at most ARC_ROUNDS): (links, arcs flown, (L, 3) landing feet in columns not
-    built yet)."""
+    built yet, the ``one_way_pairs`` of the links). pairs : those of ``links`` (None:
+    computed); each round adds only its arcs' pairs (no pass over every move)."""
     s = settings
     n = smap.face.size
     v0 = take_off_speed(s)
@@ -324,9 +342,10 @@ def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
     ctrl = None
     flown = 0
     lost = [np.zeros((0, 3))]
+    pairs = one_way_pairs(comp, links) if pairs is None else pairs
     for round_ in range(ARC_ROUNDS):
         scope.progress(round_ / ARC_ROUNDS)
-        reach, _back = closure(comp, links, seeds, n)
+        reach, _back = closure(comp, links, seeds, n, pairs)
         cand = reach[edges.node] & ~tried
         tried |= cand
         cand &= _edge_known(smap, edges, scope)
@@ -342,7 +361,9 @@ def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
                 lost.append(off)
                 flown += int(sel.sum())
         links = Links.join(new)
-    return links, flown, np.concatenate(lost)
+        pairs = np.unique(np.concatenate([pairs] + [one_way_pairs(comp, g) for g in new[1:]]),
+                          axis=0)
+    return links, flown, np.concatenate(lost), pairs
 
 
 def _cell_classes(smap, links: Links, reach, back, settings):
@@ -460,10 +481,12 @@ def _flood_map(mesh, smap, pts, landed, settings, scope=WHOLE_MAP, stop=None):
     spawn_cells, spawn_drop = spawn_nodes(smap, h, pts, landed[0], landed[1], s)
     seeds = spawn_cells[spawn_cells >= 0]
     comp = mutual_components(n, links)
-    if stop is not None and stop(closure(comp, links, seeds, n)[0]):
+    pairs = one_way_pairs(comp, links)
+    if stop is not None and stop(closure(comp, links, seeds, n, pairs)[0]):
         return None
-    links, flown, lost = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s, scope)
-    reach, back = closure(comp, links, seeds, n)
+    links, flown, lost, pairs = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s, scope,
+                                          pairs)
+    reach, back = closure(comp, links, seeds, n, pairs)
     return _Flood(links, spawn_cells, spawn_drop, flown, reach, back, lost)
 
 
@@ -519,10 +542,13 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
 
     A level whose whole map would hold more than WINDOW_MIN_SPANS spans (and whose map is
     not built yet) is judged tile by tile from the spawns outward (``_flood_window``): the
-    time follows the playable area; its islands are the free floor of the tiles built."""
+    time follows the playable area; its islands are the free floor of the tiles built. When
+    the reached floor keeps spilling out (a round would build more than WINDOW_WHOLE_SHARE
+    of the floor tiles: an open arena, a map with spawns all over it), the whole map is
+    built instead, once, and kept with the mesh for the audits."""
     s = engine_step_rule(settings_or_default(settings))
     pts = as_points(spawns, "spawns")
-    tell = progress or _no_progress
+    tell = _rising(progress or _no_progress)
     tell(0.0)
     landed = spawn_floor(mesh, pts, s)
     got, cache = None, ArcCache()
