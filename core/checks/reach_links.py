@@ -62,9 +62,12 @@ class Links(NamedTuple):
 
     @classmethod
     def join(cls, parts) -> Links:
+        """The moves of ``parts`` in order (a single non-empty part as it is: no copy)."""
         parts = [p for p in parts if p.src.size]
         if not parts:
             return cls.empty()
+        if len(parts) == 1:
+            return parts[0]
         return cls(*(np.concatenate(col) for col in zip(*parts)))
 
 

@@ -343,6 +343,7 @@ def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
     flown = 0
     lost = [np.zeros((0, 3))]
     pairs = one_way_pairs(comp, links) if pairs is None else pairs
+    flights: list = []  # the arcs' moves, joined to the links once at the end
     for round_ in range(ARC_ROUNDS):
         scope.progress(round_ / ARC_ROUNDS)
         reach, _back = closure(comp, links, seeds, n, pairs)
@@ -353,17 +354,17 @@ def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
         if not (walk.any() or jump.any()):
             break
         ctrl = ctrl if ctrl is not None else CharacterController(mesh, s)
-        new = [links]
+        new = []
         for sel, speed, kind in ((walk, 0.0, FALL), (jump, v0, JUMP)):
             if sel.any():
                 got, off = _arc_links(ctrl, smap, h, edges, sel, speed, s, kind, scope)
                 new.append(got)
                 lost.append(off)
                 flown += int(sel.sum())
-        links = Links.join(new)
-        pairs = np.unique(np.concatenate([pairs] + [one_way_pairs(comp, g) for g in new[1:]]),
+        flights.extend(new)
+        pairs = np.unique(np.concatenate([pairs] + [one_way_pairs(comp, g) for g in new]),
                           axis=0)
-    return links, flown, np.concatenate(lost), pairs
+    return Links.join([links] + flights), flown, np.concatenate(lost), pairs
 
 
 def _cell_classes(smap, links: Links, reach, back, settings):
@@ -373,8 +374,9 @@ def _cell_classes(smap, links: Links, reach, back, settings):
     free = smap.state == FREE
     code = np.where(smap.state == INSIDE, INSIDE_CELL, CRAMPED_CELL).astype(np.int64)
     code[free] = np.where(reach[free], np.where(back[free], REACHABLE, TRAP), ISLAND)
-    a, b = links.src, links.dst
-    same = (code[a] == code[b]) & (code[a] != REACHABLE)
+    rows = np.flatnonzero((code != REACHABLE)[links.src])  # moves from islands and traps
+    a, b = links.src[rows], links.dst[rows]
+    same = code[a] == code[b]
     group = components(n, a[same], b[same])
     targets = np.flatnonzero(smap.state == COVERED)
     value = (code * (n + 1) + group).astype(float)

@@ -40,7 +40,9 @@ from ...constants import THREADED_BUILD_TRIANGLES
 from .common import horizontal_frame, max3, min3
 
 RASTER_CHUNK = 2_000_000  # (triangle, cell centre) candidate pairs per chunk (memory)
-SMALL_BOX = 16  # centres in a triangle's box at most to go by box shape (most level faces)
+SMALL_BOX = 36  # centres in a triangle's box at most to go by box shape (most level faces;
+#                the open arena's 0.86 m faces hold 25 of its 0.175 m cells: by box shape its
+#                raster takes 0.20 s of CPU against 0.31 s by pairs, the same records)
 GRID_MAX_CELLS = 400_000_000  # cells of the bounding grid at most (flat index range)
 DENSE_COLUMNS = 32_000_000  # cells at most for a dense column index (8 bytes a cell)
 
