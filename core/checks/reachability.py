@@ -522,8 +522,11 @@ def _flood_window(mesh, pts, landed, settings, progress, cache):
             return None
         win.add(grow)
         smap = win.map()
-        flood = _flood_map(mesh, smap, pts, landed, settings, scope, lambda reach: win.share(
-            _growth(win, smap, reach, np.zeros((0, 3)), rings)) > WINDOW_WHOLE_SHARE)
+        def spills(reach, smap=smap, rings=rings):
+            return win.share(_growth(win, smap, reach, np.zeros((0, 3)), rings)) > \
+                WINDOW_WHOLE_SHARE
+
+        flood = _flood_map(mesh, smap, pts, landed, settings, scope, spills)
         if flood is None:
             return None
         grow = _growth(win, smap, flood.reach, flood.lost, rings)
