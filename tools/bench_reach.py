@@ -16,7 +16,10 @@ target 3 s); and the four real OpenArena maps (clip meshes, Quake's player, thei
 spawns; ``tools/real_levels.py``, rows skipped when the maps are not made).
 
 Wall and CPU seconds of this process (CPU says more on a shared, loaded machine), the
-fastest of ``--repeat`` runs.
+fastest of ``--repeat`` runs. ``map kept`` (reachability rows): reachability built the
+whole map and kept it with the mesh (it gave the window up: open floor, spawns all over the
+map), so the stand and headroom audits that ``levelcheck`` runs next read it at no cost;
+``no``: it judged a window, and the audits build the whole map themselves.
 
 Usage:  python tools/bench_reach.py [--quick] [--repeat N] [--only ROW ...]
 (``--quick``: the 10k level only, one run: a smoke test; rows: 10k 10k-jump 1M 1M-jump huge
@@ -33,7 +36,7 @@ import numpy as np
 import real_levels
 import scenes
 from capsule_collision.core import ControllerSettings, TriangleMesh, reachability
-from capsule_collision.core.checks.audits.standable import FREE, standable_map
+from capsule_collision.core.checks.audits.standable import FREE, has_map, standable_map
 from scenes import terrain
 
 TARGETS = {"10k": 1.0, "1M": 10.0, "huge": 5.0, "arena": 3.0}  # seconds, no jumps
@@ -110,7 +113,8 @@ def run_reach(level: str, repeat: int):
                "free": int((res.standable.state == FREE).sum()), "cramped_regions": 0,
                "cramped_m2": 0.0, "reachable_m2": res.reachable_area,
                "islands": len(res.islands), "traps": len(res.traps), "arcs": res.arcs,
-               "spawns": f"{int(ok.sum())}/{ok.size}"}
+               "spawns": f"{int(ok.sum())}/{ok.size}",
+               "kept": "yes" if has_map(mesh, s) else "no"}  # as the audits ask for it
         if best is None or row["reach_s"] < best["reach_s"]:
             best = row
     return best
@@ -119,7 +123,8 @@ def run_reach(level: str, repeat: int):
 def print_table(rows, out=sys.stdout):
     head = (f"{'level':<6}{'triangles':>11}{'jump m':>8}{'map s':>8}{'cpu':>7}{'reach s':>9}"
             f"{'cpu':>7}{'total s':>9}{'target':>8}{'cells':>10}{'cramped m2':>12}"
-            f"{'reach m2':>11}{'islands':>9}{'traps':>7}{'arcs':>6}{'spawns':>8}")
+            f"{'reach m2':>11}{'islands':>9}{'traps':>7}{'arcs':>6}{'spawns':>8}"
+            f"{'map kept':>10}")
     print(head, file=out)
     for r in rows:
         total = r["map_s"] + r["reach_s"]
@@ -128,8 +133,8 @@ def print_table(rows, out=sys.stdout):
         print(f"{r['level']:<6}{r['triangles']:>11,}{r['jump']:>8g}{r['map_s']:>8.2f}"
               f"{r['map_cpu']:>7.2f}{r['reach_s']:>9.2f}{r['reach_cpu']:>7.2f}{total:>9.2f}"
               f"{target:>8}{r['cells']:>10,}{r['cramped_m2']:>12.2f}{r['reachable_m2']:>11.1f}"
-              f"{r['islands']:>9}{r['traps']:>7}{r['arcs']:>6}{r.get('spawns', '-'):>8}",
-              file=out)
+              f"{r['islands']:>9}{r['traps']:>7}{r['arcs']:>6}{r.get('spawns', '-'):>8}"
+              f"{r.get('kept', '-'):>10}", file=out)
 
 
 def main(argv=None):

@@ -211,6 +211,18 @@ def regions_causes(mesh, smap, h, members, outer, settings) -> list:
     return out
 
 
+def _nearest(d, k: int) -> np.ndarray:
+    """Indices of the ``k`` least of ``d`` (N,), as the first ``k`` of ``np.argsort(d)``
+    (the same set: a partition when no tie straddles the k-th, else the sort itself), in no
+    order: a partition, not a sort of all N (the arena's 838k reached nodes, per region)."""
+    if d.size <= k:
+        return np.argsort(d)
+    part = np.argpartition(d, k)
+    if d[part[:k]].max() < d[part[k]]:
+        return part[:k]
+    return np.argsort(d)[:k]
+
+
 def region_visible(mesh, smap, members, eyes_from, settings, seed=0) -> bool:
     """True when a standing character at one of the reached free nodes ``eyes_from`` (E,)
     sees a point of the region ``members`` (M,) (module docstring)."""
@@ -224,7 +236,7 @@ def region_visible(mesh, smap, members, eyes_from, settings, seed=0) -> bool:
     tgt = tgt + u * TARGET_LIFT
     mid = tgt.mean(0)
     d = ((smap.stand[eyes_from] - mid) ** 2).sum(1)
-    near = eyes_from[np.argsort(d)[:EYES // 2]]
+    near = eyes_from[_nearest(d, EYES // 2)]
     far = eyes_from if eyes_from.size <= EYES // 2 else rng.choice(eyes_from, EYES // 2, False)
     eyes = smap.stand[np.unique(np.concatenate([near, far]))] + u * (EYE_FRACTION * s.height)
     a = np.repeat(eyes, tgt.shape[0], axis=0)

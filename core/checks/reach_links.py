@@ -62,9 +62,12 @@ class Links(NamedTuple):
 
     @classmethod
     def join(cls, parts) -> Links:
+        """The moves of ``parts`` in order (a single non-empty part as it is: no copy)."""
         parts = [p for p in parts if p.src.size]
         if not parts:
             return cls.empty()
+        if len(parts) == 1:
+            return parts[0]
         return cls(*(np.concatenate(col) for col in zip(*parts)))
 
 
@@ -122,19 +125,21 @@ def _search(smap, s, nodes, h, dx, dy):
     cols = smap.columns
     kk = reach_cells(s, smap.grid.cell)
     m = nodes.size
-    target = np.full(m, -1, np.int64)
-    k_at = np.zeros(m, np.int64)
     hq = h[nodes]
     base = smap.cell[nodes]
-    rows = np.arange(m)
-    for k in range(1, kk + 1):
+    # the next column for every node at once (no row gathers: most find their target there)
+    target = cols.lookup(shifted(smap.grid, base, dx, dy), hq, -s.step_height, s.step_height,
+                         free, h)
+    k_at = (target >= 0).astype(np.int64)
+    rows = np.flatnonzero(target < 0)
+    for k in range(2, kk + 1):
+        if not rows.size:
+            break
         j = cols.lookup(shifted(smap.grid, base[rows], k * dx, k * dy), hq[rows],
                         -s.step_height, s.step_height, free, h)
         found = j >= 0
         target[rows[found]], k_at[rows[found]] = j[found], k
         rows = rows[~found]
-        if not rows.size:
-            break
     floor1 = np.ones(m, bool)
     drop = np.full(m, -1, np.int64)
     if rows.size:  # no target: an edge (no floor next), or something in the way

@@ -50,11 +50,11 @@ from .audits.standable import (
 from .audits.window import MapWindow, window_worthwhile
 from .reach_arcs import WALKOFF_MAX_CELLS, ArcCache, arc_keys, fly, take_off_speed
 from .reach_explain import Cause, region_visible, regions_causes, what_if
+from .reach_graph import closure, mutual_components, one_way_pairs
 from .reach_links import (
     DIRECTIONS,
     FALL,
     JUMP,
-    WALK,
     Edges,
     Links,
     engine_step_rule,
@@ -64,6 +64,7 @@ from .reach_links import (
 from .reach_spawns import nearest_nodes, spawn_floor, spawn_nodes
 
 __all__ = ["Cause", "Reachability", "Region", "reachability"]  # also Cause (reach_explain)
+# mutual_components and closure (reach_graph) are read from here too (collision_diff, tests)
 
 REACHABLE, TRAP, ISLAND, CRAMPED_CELL, INSIDE_CELL = 0, 1, 2, 3, 4
 CELL_CLASSES = ("reachable", "trap", "island", "cramped", "inside")
@@ -71,6 +72,9 @@ ARC_ROUNDS = 8  # rounds of arcs from newly reached nodes at most (each can reac
 WINDOW_MIN_SPANS = 400_000  # spans of the whole map above which the map is built tile by tile
 REGIONS_EXPLAINED = 40  # islands and traps (each) given causes and a line of sight, largest first
 WINDOW_ROUNDS = 24  # rounds of growing the built tiles at most
+WINDOW_WHOLE_SHARE = 0.05  # a round that would build more than this share of the floor tiles
+#   builds the whole map instead (open floor keeps spilling out: re-flooding a growing
+#   window costs 2-3x one flood of the whole map; bench_reach rows huge 1 %, arena 7 %)
 
 
 class Region(NamedTuple):
@@ -136,45 +140,19 @@ class Reachability(NamedTuple):
         return (j >= 0) & (self.cell_class[np.maximum(j, 0)] <= TRAP)
 
 
-def mutual_components(n: int, links: Links) -> np.ndarray:
-    """(n,) int64 component of every span over the moves that go both ways: walks (two free
-    neighbouring cells within a slope's rise of each other: walking is symmetric) and the
-    other moves present both ways (a step up and the step down back)."""
-    walk = links.kind == WALK
-    a, b = links.src[~walk], links.dst[~walk]
-    both = np.isin(b * n + a, a * n + b)
-    return components(n, np.concatenate([links.src[walk], a[both]]),
-                      np.concatenate([links.dst[walk], b[both]]))
-
-
-def _flood(comp, a, b, seeds, n) -> np.ndarray:
-    """(n,) bool by component label: the labels reached from ``seeds`` over the condensed
-    edges a -> b (labels), in array rounds."""
-    on = np.zeros(n, bool)
-    on[comp[seeds]] = True
-    for _ in range(n):  # at most one round per component (a chain of one-way moves)
-        nxt = b[on[a] & ~on[b]]
-        if not nxt.size:
-            break
-        on[nxt] = True
-    return on
-
-
-def closure(comp, links: Links, seeds, n: int):
-    """(reach, back) (n,) bool per span: reached from the spawn nodes ``seeds``; a spawn's
-    node is reachable from it. Works on components (``mutual_components``) joined by the
-    one-way moves."""
-    ca, cb = comp[links.src], comp[links.dst]
-    one = ca != cb
-    pairs = np.unique(np.stack([ca[one], cb[one]], 1), axis=0) if one.any() else \
-        np.zeros((0, 2), np.int64)
-    fwd = _flood(comp, pairs[:, 0], pairs[:, 1], seeds, n)
-    back = _flood(comp, pairs[:, 1], pairs[:, 0], seeds, n)
-    return fwd[comp], back[comp]
-
-
 def _no_progress(_fraction) -> None:
     return None
+
+
+def _rising(progress):
+    """``progress`` told only fractions at least as high as the last one told (a window
+    given up for the whole map starts the whole map's stages from 0)."""
+    last = [0.0]
+
+    def tell(fraction):
+        last[0] = max(last[0], fraction)
+        progress(last[0])
+    return tell
 
 
 class Scope(NamedTuple):
@@ -295,11 +273,26 @@ def _arcs_to_fly(mesh, smap, h, comp, edges: Edges, cand, settings, v0, scope=WH
     return walk, jump
 
 
+def _edge_known(smap, edges: Edges, scope=WHOLE_MAP) -> np.ndarray:
+    """(E,) bool: the next column of each edge is built (always on the whole map). An edge
+    into a column not built is no edge yet: its node is within MARGIN_CELLS of a tile not
+    built, so the window builds that tile and judges the edge again, arcs and all (no arcs
+    flown over floor the window has not read: 536 of the arena's first round's 536)."""
+    if scope.known is None:
+        return np.ones(edges.node.size, bool)
+    step = np.array(DIRECTIONS, np.int64)[edges.direction]
+    col = smap.cell[edges.node]
+    ix, iy = col // smap.grid.ny + step[:, 0], col % smap.grid.ny + step[:, 1]
+    off = (ix < 0) | (ix >= smap.grid.nx) | (iy < 0) | (iy >= smap.grid.ny)
+    return scope.known(np.where(off, -1, ix * smap.grid.ny + iy))
+
+
 def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
-              scope=WHOLE_MAP):
+              scope=WHOLE_MAP, pairs=None):
     """Add the walk-offs and jumps flown from reachable nodes, in rounds until no new node
     is reached (at most ARC_ROUNDS): (links, arcs flown, (L, 3) landing feet in columns not
-    built yet)."""
+    built yet, the ``one_way_pairs`` of the links). pairs : those of ``links`` (None:
+    computed); each round adds only its arcs' pairs (no pass over every move)."""
     s = settings
     n = smap.face.size
     v0 = take_off_speed(s)
@@ -307,24 +300,29 @@ def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
     ctrl = None
     flown = 0
     lost = [np.zeros((0, 3))]
+    pairs = one_way_pairs(comp, links) if pairs is None else pairs
+    flights: list = []  # the arcs' moves, joined to the links once at the end
     for round_ in range(ARC_ROUNDS):
         scope.progress(round_ / ARC_ROUNDS)
-        reach, _back = closure(comp, links, seeds, n)
+        reach, _back = closure(comp, links, seeds, n, pairs)
         cand = reach[edges.node] & ~tried
         tried |= cand
+        cand &= _edge_known(smap, edges, scope)
         walk, jump = _arcs_to_fly(mesh, smap, h, comp, edges, cand, s, v0, scope)
         if not (walk.any() or jump.any()):
             break
         ctrl = ctrl if ctrl is not None else CharacterController(mesh, s)
-        new = [links]
+        new = []
         for sel, speed, kind in ((walk, 0.0, FALL), (jump, v0, JUMP)):
             if sel.any():
                 got, off = _arc_links(ctrl, smap, h, edges, sel, speed, s, kind, scope)
                 new.append(got)
                 lost.append(off)
                 flown += int(sel.sum())
-        links = Links.join(new)
-    return links, flown, np.concatenate(lost)
+        flights.extend(new)
+        pairs = np.unique(np.concatenate([pairs] + [one_way_pairs(comp, g) for g in new]),
+                          axis=0)
+    return Links.join([links] + flights), flown, np.concatenate(lost), pairs
 
 
 def _cell_classes(smap, links: Links, reach, back, settings):
@@ -334,8 +332,9 @@ def _cell_classes(smap, links: Links, reach, back, settings):
     free = smap.state == FREE
     code = np.where(smap.state == INSIDE, INSIDE_CELL, CRAMPED_CELL).astype(np.int64)
     code[free] = np.where(reach[free], np.where(back[free], REACHABLE, TRAP), ISLAND)
-    a, b = links.src, links.dst
-    same = (code[a] == code[b]) & (code[a] != REACHABLE)
+    rows = np.flatnonzero((code != REACHABLE)[links.src])  # moves from islands and traps
+    a, b = links.src[rows], links.dst[rows]
+    same = code[a] == code[b]
     group = components(n, a[same], b[same])
     targets = np.flatnonzero(smap.state == COVERED)
     value = (code * (n + 1) + group).astype(float)
@@ -429,9 +428,11 @@ class _Flood(NamedTuple):
     lost: np.ndarray
 
 
-def _flood_map(mesh, smap, pts, landed, settings, scope=WHOLE_MAP) -> _Flood:
+def _flood_map(mesh, smap, pts, landed, settings, scope=WHOLE_MAP, stop=None):
     """The moves of ``smap``'s nodes and the flood from the spawn feet ``pts`` (K, 3)
-    (``landed``: their ``spawn_floor``)."""
+    (``landed``: their ``spawn_floor``): a _Flood. stop : None or callable(reach (N,) bool)
+    -> bool, asked with the flood's reach before any arc is flown (walks, steps and falls
+    only): True returns None (the window gives up; see ``_flood_window``)."""
     s = settings
     n = smap.face.size
     links, edges = neighbour_links(mesh, smap, s)
@@ -440,33 +441,56 @@ def _flood_map(mesh, smap, pts, landed, settings, scope=WHOLE_MAP) -> _Flood:
     spawn_cells, spawn_drop = spawn_nodes(smap, h, pts, landed[0], landed[1], s)
     seeds = spawn_cells[spawn_cells >= 0]
     comp = mutual_components(n, links)
-    links, flown, lost = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s, scope)
-    reach, back = closure(comp, links, seeds, n)
+    pairs = one_way_pairs(comp, links)
+    if stop is not None and stop(closure(comp, links, seeds, n, pairs)[0]):
+        return None
+    links, flown, lost, pairs = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s, scope,
+                                          pairs)
+    reach, back = closure(comp, links, seeds, n, pairs)
     return _Flood(links, spawn_cells, spawn_drop, flown, reach, back, lost)
 
 
-def _flood_window(mesh, pts, landed, settings, progress):
+def _growth(win, smap, reach, lost, rings: int) -> np.ndarray:
+    """Flat tile indices the window adds after a flood over its map ``smap`` (``reach`` (N,)
+    bool, ``lost`` (L, 3) arcs' landings in columns not built): the tiles within
+    MARGIN_CELLS of a reached node or of such a landing not built yet, and ``rings`` tiles
+    around them (empty: the flood is complete)."""
+    reached = smap.cell[reach & (smap.state == FREE)]
+    need = win.tiles_around(np.concatenate([reached, win.grid.cell_of(lost)]))
+    need = need[~win.built[need]]
+    return win.grown(need, rings) if need.size else need
+
+
+def _flood_window(mesh, pts, landed, settings, progress, cache):
     """(map, flood) of the map built tile by tile from the spawns ``pts`` (K, 3) outward
     (core/checks/audits/window.py) until no reached node, and no arc's landing, lies within
     MARGIN_CELLS of a tile not built; each round adds the tiles needed and rings of tiles
-    around them, twice as many as the round before."""
+    around them, twice as many as the round before. None when a round would build more than
+    WINDOW_WHOLE_SHARE of the floor tiles (the whole map is then cheaper), judged first
+    before the arcs are flown (the flood without them reaches no more than with them, so it
+    decides the same without flying arcs over floor the whole map judges again). cache :
+    the ArcCache the rounds fly their arcs through (kept for the whole map's flood)."""
     win = MapWindow(mesh, settings)
-    scope = Scope(win.known, float((mesh.vertices @ win.grid.up).min()), ArcCache(),
+    scope = Scope(win.known, float((mesh.vertices @ win.grid.up).min()), cache,
                   lambda _f: progress(0.95 * float(win.built.mean())))
-    win.add(win.tiles_around(win.grid.cell_of(np.concatenate([pts, landed[0]])), rings=1))
+    grow = win.tiles_around(win.grid.cell_of(np.concatenate([pts, landed[0]])), rings=1)
     rings = 1
-    smap = win.map()
-    flood = _flood_map(mesh, smap, pts, landed, settings, scope)
-    for _ in range(WINDOW_ROUNDS):
-        reached = smap.cell[flood.reach & (smap.state == FREE)]
-        need = win.tiles_around(np.concatenate([reached, win.grid.cell_of(flood.lost)]))
-        need = need[~win.built[need]]
-        if not need.size:
-            break
-        win.add(win.grown(need, rings))
-        rings *= 2  # open floor: few rounds (a walled area needs no more tiles and stops)
+    for _ in range(WINDOW_ROUNDS + 1):
+        if win.share(grow) > WINDOW_WHOLE_SHARE:
+            return None
+        win.add(grow)
         smap = win.map()
-        flood = _flood_map(mesh, smap, pts, landed, settings, scope)
+        def spills(reach, smap=smap, rings=rings):
+            return win.share(_growth(win, smap, reach, np.zeros((0, 3)), rings)) > \
+                WINDOW_WHOLE_SHARE
+
+        flood = _flood_map(mesh, smap, pts, landed, settings, scope, spills)
+        if flood is None:
+            return None
+        grow = _growth(win, smap, flood.reach, flood.lost, rings)
+        if not grow.size:
+            break
+        rings *= 2  # open floor: few rounds (a walled area needs no more tiles and stops)
     return smap, flood
 
 
@@ -481,18 +505,24 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
 
     A level whose whole map would hold more than WINDOW_MIN_SPANS spans (and whose map is
     not built yet) is judged tile by tile from the spawns outward (``_flood_window``): the
-    time follows the playable area; its islands are the free floor of the tiles built."""
+    time follows the playable area; its islands are the free floor of the tiles built. When
+    the reached floor keeps spilling out (a round would build more than WINDOW_WHOLE_SHARE
+    of the floor tiles: an open arena, a map with spawns all over it), the whole map is
+    built instead, once, and kept with the mesh for the audits."""
     s = engine_step_rule(settings_or_default(settings))
     pts = as_points(spawns, "spawns")
-    tell = progress or _no_progress
+    tell = _rising(progress or _no_progress)
     tell(0.0)
     landed = spawn_floor(mesh, pts, s)
+    got, cache = None, ArcCache()
     if pts.shape[0] and not has_map(mesh, s) and window_worthwhile(mesh, s, WINDOW_MIN_SPANS):
-        smap, fl = _flood_window(mesh, pts, landed, s, tell)
+        got = _flood_window(mesh, pts, landed, s, tell, cache)
+    if got is not None:
+        smap, fl = got
     else:
         smap = standable_map(mesh, s, lambda f: tell(0.6 * f))
         fl = _flood_map(mesh, smap, pts, landed, s,
-                        Scope(progress=lambda f: tell(0.6 + 0.35 * f)))
+                        Scope(cache=cache, progress=lambda f: tell(0.6 + 0.35 * f)))
     tell(0.95)
     code, group = _cell_classes(smap, fl.links, fl.reach, fl.back, s)
     faces, area = _span_faces(smap, np.flatnonzero(code <= TRAP))

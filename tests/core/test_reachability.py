@@ -401,12 +401,86 @@ def test_flood_built_tile_by_tile_gives_the_whole_maps_answer(monkeypatch, jump)
     spawn = [[float(v[:, 0].mean()), float(v[:, 1].min()) + 2.0, 5.0]]
     whole = reachability(TriangleMesh(v, t), spawn, s)
     monkeypatch.setattr(reach_mod, "WINDOW_MIN_SPANS", 0)
+    monkeypatch.setattr(reach_mod, "WINDOW_WHOLE_SHARE", 1.0)  # never give the window up
     monkeypatch.setattr(window, "TILE_CELLS", 8)  # several rounds of growth on a 7.5 m level
-    tiled = reachability(TriangleMesh(v, t), spawn, s)
+    mesh = TriangleMesh(v, t)
+    tiled = reachability(mesh, spawn, s)
+    assert not reach_mod.has_map(mesh, s)  # the window's answer, not the whole map's
     np.testing.assert_array_equal(tiled.reachable_faces, whole.reachable_faces)
     assert tiled.reachable_area == pytest.approx(whole.reachable_area, rel=1e-12)
     assert [r.area for r in tiled.traps] == pytest.approx([r.area for r in whole.traps])
     assert tiled.spawn_drop[0] == pytest.approx(whole.spawn_drop[0])
+
+
+def _open_floor_with_a_post_a_hole_and_a_step():
+    """20 x 20 m of open floor (four 1.5 m slabs, as pit_scene) around a 2 x 2 m hole over a
+    pit 1.5 m down (a trap), with a 1 m post, a 0.3 m step whose edge lies 2 cm past a tile
+    edge of 8-cell tiles (x = 5.6 m from the grid origin at -0.175 m) and a 0.5 m riser
+    (an island)."""
+    d = -1.5
+    parts = [scenes.box((0, 0, d), (9, 20, 0)), scenes.box((11, 0, d), (20, 20, 0)),
+             scenes.box((9, 0, d), (11, 9, 0)), scenes.box((9, 11, d), (11, 20, 0)),
+             scenes.box((9, 9, d - 0.2), (11, 11, d)),
+             scenes.box((3.0, 3.0, 0.0), (4.0, 4.0, 1.0)),  # the post
+             scenes.box((5.445, 12.0, 0.0), (8.0, 16.0, 0.3)),  # the step near a tile edge
+             scenes.box((14.0, 3.0, 0.0), (17.0, 6.0, 0.5))]  # the riser
+    return TriangleMesh(*scenes.merge(parts))
+
+
+@pytest.mark.parametrize("jump", [0.0, 1.0])
+def test_window_and_whole_map_reach_the_same_cells_around_a_post_a_hole_and_a_step(
+        monkeypatch, jump):
+    # issue 24 section 4 regression: the map built tile by tile from the spawn outward (no
+    # arcs flown over columns not built yet, the flood stopped only when nothing reached
+    # lies near a tile not built) reaches exactly the cells the whole map does, where a
+    # post, a hole with a pit under it and a step straddle tile edges
+    import capsule_collision.core.checks.reachability as reach_mod
+    from capsule_collision.core.checks.audits import window
+    s = S.replace(jump_height=jump)
+    spawn = [[1.0, 1.0, 0.0]]
+    whole = reachability(_open_floor_with_a_post_a_hole_and_a_step(), spawn, s)
+    monkeypatch.setattr(reach_mod, "WINDOW_MIN_SPANS", 0)
+    monkeypatch.setattr(reach_mod, "WINDOW_WHOLE_SHARE", 1.0)
+    monkeypatch.setattr(window, "TILE_CELLS", 8)
+    mesh = _open_floor_with_a_post_a_hole_and_a_step()
+    tiled = reachability(mesh, spawn, s)
+    assert not reach_mod.has_map(mesh, reach_mod.engine_step_rule(s))  # it was the window
+
+    def reached(res):
+        on = res.cell_class <= TRAP
+        h = np.round(res.cell_points[on, 2], 9)
+        return set(zip(res.standable.cell[on].tolist(), h.tolist(),
+                       res.cell_class[on].tolist()))
+
+    assert reached(tiled) == reached(whole)
+    np.testing.assert_array_equal(tiled.reachable_faces, whole.reachable_faces)
+    assert tiled.reachable_area == pytest.approx(whole.reachable_area, rel=1e-12)
+    assert [r.area for r in tiled.traps] == pytest.approx([r.area for r in whole.traps])
+    assert len(whole.traps) == 1 and whole.traps[0].area == pytest.approx(4.0, rel=0.1)
+    assert whole.can_reach([[7.0, 14.0, 0.3]])[0]  # the step is climbed
+    assert whole.can_reach([[15.5, 4.5, 0.5]])[0] == (jump > 0)  # the riser only jumped
+
+
+def test_window_on_open_floor_gives_up_for_the_whole_map(monkeypatch):
+    # open floor keeps spilling out of the window: once a round would build more than
+    # WINDOW_WHOLE_SHARE of the floor tiles, the whole map is built (and kept with the mesh
+    # for the audits) and its answer is the answer, islands included
+    import capsule_collision.core.checks.reachability as reach_mod
+    from capsule_collision.core.checks.audits import window
+    spawn = [[1.0, 1.0, 0.0]]
+    whole = reachability(_open_floor_with_a_post_a_hole_and_a_step(), spawn)
+    monkeypatch.setattr(reach_mod, "WINDOW_MIN_SPANS", 0)
+    monkeypatch.setattr(window, "TILE_CELLS", 4)  # the first round builds 3 % of the tiles
+    grown = []
+    add = window.MapWindow.add
+    monkeypatch.setattr(window.MapWindow, "add", lambda self, t: grown.append(1) or add(self, t))
+    mesh = _open_floor_with_a_post_a_hole_and_a_step()
+    res = reachability(mesh, spawn)
+    assert grown  # the window started
+    assert reach_mod.has_map(mesh, S)  # then gave up: the whole map, kept
+    np.testing.assert_array_equal(res.cell_class, whole.cell_class)
+    assert [r.area for r in res.islands] == [r.area for r in whole.islands]
+    assert len(whole.islands) >= 2  # the post's top and the riser's
 
 
 def test_flood_built_tile_by_tile_stays_inside_a_walled_yard_of_a_huge_level(monkeypatch):

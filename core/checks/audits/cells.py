@@ -40,7 +40,9 @@ from ...constants import THREADED_BUILD_TRIANGLES
 from .common import horizontal_frame, max3, min3
 
 RASTER_CHUNK = 2_000_000  # (triangle, cell centre) candidate pairs per chunk (memory)
-SMALL_BOX = 16  # centres in a triangle's box at most to go by box shape (most level faces)
+SMALL_BOX = 36  # centres in a triangle's box at most to go by box shape (most level faces;
+#                the open arena's 0.86 m faces hold 25 of its 0.175 m cells: by box shape its
+#                raster takes 0.20 s of CPU against 0.31 s by pairs, the same records)
 GRID_MAX_CELLS = 400_000_000  # cells of the bounding grid at most (flat index range)
 DENSE_COLUMNS = 32_000_000  # cells at most for a dense column index (8 bytes a cell)
 
@@ -381,12 +383,21 @@ def nearest_in_column(cells_sorted, heights, q_cell, q_height, lo, hi, mask=None
         start = np.searchsorted(cells_sorted, q_cell, "left")
         count = np.searchsorted(cells_sorted, q_cell, "right") - start
     q = q_cell.size
-    best = np.full(q, -1, np.int64)
-    best_d = np.full(q, np.inf)
+    if not q or not cells_sorted.size:
+        return np.full(q, -1, np.int64)
+    # the first span of every column at once (most columns hold one: open floor), without
+    # gathering the rows that have one; the same floats and comparisons as the rows below
+    first = np.minimum(start, cells_sorted.size - 1)
+    d = heights[first] - q_height
+    ok = (count > 0) & (d >= lo) & (d <= hi)
+    if mask is not None:
+        ok &= mask[first]
+    best = np.where(ok, first, -1)
+    best_d = np.where(ok, np.abs(d), np.inf)
     lo = np.broadcast_to(np.asarray(lo, float), (q,))
     hi = np.broadcast_to(np.asarray(hi, float), (q,))
-    for j in range(int(count.max(initial=0))):  # spans per column: a few storeys at most
-        rows = np.flatnonzero(count > j) if j else np.flatnonzero(count)
+    for j in range(1, int(count.max(initial=0))):  # spans per column: a few storeys at most
+        rows = np.flatnonzero(count > j)
         idx = start[rows] + j
         d = heights[idx] - q_height[rows]
         ok = (d >= lo[rows]) & (d <= hi[rows])

@@ -74,10 +74,28 @@ class MapWindow:
                     np.minimum(np.floor(max3(*y) * inv - 0.5).astype(np.int64), g.ny - 1))
         proj = 0.5 * np.abs((x[1] - x[0]) * (y[2] - y[0]) - (y[1] - y[0]) * (x[2] - x[0]))
         self.expected = np.rint(proj * inv * inv).astype(np.int64)  # spans a face would have
+        self.floor = self._floor_tiles()
         self.data = {f: np.empty((0, 3)) if f in ("foot", "normal", "stand", "centre")
                      else np.empty(0, bool if f in ("inside", "screened", "free") else
                                    (float if f in ("height", "depth") else np.int64))
                      for f in _FIELDS}
+
+    def _floor_tiles(self) -> np.ndarray:
+        """(tiles,) bool: tiles the box of a walkable face with spans overlaps (2-D difference
+        counts over tiles)."""
+        tx0, tx1, ty0, ty1 = self._tile_ranges()
+        rows = np.flatnonzero((self.classes == WALKABLE) & (tx1 >= tx0) & (ty1 >= ty0))
+        diff = np.zeros((self.tnx + 1, self.tny + 1), np.int64)
+        for dx, dy, sign in ((0, 0, 1), (1, 0, -1), (0, 1, -1), (1, 1, 1)):
+            np.add.at(diff, ((tx1 + 1 if dx else tx0)[rows], (ty1 + 1 if dy else ty0)[rows]),
+                      sign)
+        return (diff.cumsum(0).cumsum(1)[:-1, :-1] > 0).ravel()
+
+    def share(self, tiles) -> float:
+        """The fraction of the floor tiles (``floor``) built once ``tiles`` (K,) are added."""
+        will = self.built.copy()
+        will[np.asarray(tiles, np.int64)] = True
+        return float((will & self.floor).sum()) / max(int(self.floor.sum()), 1)
 
     def _tile_ranges(self):
         b = self.box

@@ -1,0 +1,58 @@
+"""The flood of reachability over its graph of moves: components joined by the moves that go
+both ways, and what the spawns reach (and what gets back to them) over the one-way moves
+between components (core/checks/reachability.py builds the moves and reads the answer).
+
+Arrays only, no loop over nodes: components by ``audits.common.components``; the one-way
+moves condensed to distinct component pairs, flooded in array rounds (one per link of the
+longest chain of one-way moves).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .audits.common import components
+from .reach_links import WALK, Links
+
+
+def mutual_components(n: int, links: Links) -> np.ndarray:
+    """(n,) int64 component of every span over the moves that go both ways: walks (two free
+    neighbouring cells within a slope's rise of each other: walking is symmetric) and the
+    other moves present both ways (a step up and the step down back)."""
+    walk = links.kind == WALK
+    a, b = links.src[~walk], links.dst[~walk]
+    both = np.isin(b * n + a, a * n + b)
+    return components(n, np.concatenate([links.src[walk], a[both]]),
+                      np.concatenate([links.dst[walk], b[both]]))
+
+
+def _flood(comp, a, b, seeds, n) -> np.ndarray:
+    """(n,) bool by component label: the labels reached from ``seeds`` over the condensed
+    edges a -> b (labels), in array rounds."""
+    on = np.zeros(n, bool)
+    on[comp[seeds]] = True
+    for _ in range(n):  # at most one round per component (a chain of one-way moves)
+        nxt = b[on[a] & ~on[b]]
+        if not nxt.size:
+            break
+        on[nxt] = True
+    return on
+
+
+def one_way_pairs(comp, links: Links) -> np.ndarray:
+    """(P, 2) int64 the distinct (from, to) component pairs (``comp`` labels) the moves
+    ``links`` join, sorted; moves within a component are left out."""
+    ca, cb = comp[links.src], comp[links.dst]
+    one = ca != cb
+    return np.unique(np.stack([ca[one], cb[one]], 1), axis=0) if one.any() else \
+        np.zeros((0, 2), np.int64)
+
+
+def closure(comp, links: Links, seeds, n: int, pairs=None):
+    """(reach, back) (n,) bool per span: reached from the spawn nodes ``seeds``; a spawn's
+    node is reachable from it. Works on components (``mutual_components``) joined by the
+    one-way moves (``pairs``: their ``one_way_pairs`` when already known)."""
+    pairs = one_way_pairs(comp, links) if pairs is None else pairs
+    fwd = _flood(comp, pairs[:, 0], pairs[:, 1], seeds, n)
+    back = _flood(comp, pairs[:, 1], pairs[:, 0], seeds, n)
+    return fwd[comp], back[comp]
