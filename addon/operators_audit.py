@@ -5,13 +5,14 @@ the report uses: one finding per cramped region, low-headroom region, stair FLIG
 RUN (a region cramped under a low ceiling is the headroom audit's, listed once; the
 cramped regions smaller than the character's footprint are one info row,
 ``core.checks.severity.min_areas``). With spawns (capsules marked Spawn) the problems on
-floor no spawn reaches are one info row (the flood: ``operators_reach.current_reach``). The operator writes a BOOLEAN face
-attribute (``cc_cannot_stand``, ``cc_stair_problem``, ``cc_low_headroom``, ``cc_ledge``) on
-every face the listed problems cover, another (``..._out_of_reach``) on those out of reach
-(and ``cc_out_of_reach`` on those of any audit: the overlay's Out of Reach toggle),
-and one row per finding, selectable like the penetration rows (the attribute also flags a
-cramped region listed by the headroom audit: it is data, the rows are findings); an audit
-that finds nothing leaves one passed row. Values are metres in the rows' ``value``.
+floor no spawn reaches are one info row (the flood: ``operators_reach.current_reach``).
+The operator writes a BOOLEAN face attribute (``cc_cannot_stand``, ``cc_stair_problem``,
+``cc_low_headroom``, ``cc_ledge``) on every face the listed problems cover, another
+(``..._out_of_reach``) on those out of reach (and ``cc_out_of_reach`` on those of any
+audit: the overlay's Out of Reach toggle), and one row per finding, selectable like the
+penetration rows (the attribute also flags a cramped region listed by the headroom audit:
+it is data, the rows are findings); an audit that finds nothing leaves one passed row.
+Values are metres in the rows' ``value``.
 """
 
 import bpy

@@ -4,6 +4,7 @@ same level in four file formats, bad inputs, the gate (--fail-on, warnings, noth
 check), Z-up OBJ, JUnit for CI viewers, parallel, sharded and baseline runs, outputs that
 cannot be written. Levels are saved in-process with the ``addon`` fixture."""
 
+import collections
 import json
 import os
 import pathlib
@@ -683,6 +684,13 @@ def test_a_shipped_map_lists_problems_where_a_player_can_be(tmp_path):
     warned = [f for f in lv["findings"]
               if f["check"] in ("stand", "headroom") and f["severity"] == "warning"]
     assert warned and len(warned) <= 40
+    # issue 24's budget through the CLI (Quake's player jumps): at most 40 audit and
+    # reachability warnings (measured 28), every spawn floods
+    budget = [f for f in lv["findings"] if f["severity"] == "warning"
+              and f["check"] in ("stand", "headroom", "stairs", "islands", "traps")]
+    assert len(budget) <= 40, collections.Counter(f["check"] for f in budget)
+    assert lv["reachability"]["spawns"] == len(level.spawn_feet) == 29
+    assert lv["reachability"]["spawns_on_no_floor"] == 0
     assert all("face" not in f["name"] for f in warned)  # named by where, not by index
     away = [f for f in lv["findings"] if f["got"] == "out_of_reach"]
     assert away and all(f["severity"] == "info" and f["count"] >= 1 for f in away)

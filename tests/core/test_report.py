@@ -284,7 +284,6 @@ def test_an_island_smaller_than_the_footprint_is_counted_in_one_info_by_default(
     for the default character): the top of a 0.5 x 0.5 m post (0.25 m²) beside the yard is
     counted in one info, a 2 x 2 m platform is a warning; an explicit 0 lists both."""
     import scenes
-
     from capsule_collision.core.checks.report import level_report
 
     mesh = TriangleMesh(*scenes.merge([scenes.grid(0, 12, 0, 8),
