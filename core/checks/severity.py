@@ -21,7 +21,7 @@ expectation): the panel counts those too ("N errors, M warnings, K passed").
 in the panel, the console, the report).
 
 Minimum areas (``min_areas``): an island or a cramped region smaller than the character's
-footprint (pi x radius^2: 0.46 m² for Quake's player, 0.38 m² for the default 0.35 m) is
+footprint (pi x radius^2: 0.456 m² for Quake's player, 0.385 m² for the default 0.35 m) is
 counted in one info per check, not a warning each (``gate.apply_min_area``). Smaller floor
 holds the capsule at a few foot points at most: no room to move, nothing a player uses or
 is stopped by (slivers between brushes, the tops of trims). A sidecar's ``min_area`` or
@@ -101,9 +101,9 @@ def count_by_severity(severities) -> dict:
 
 # Footprints of the character (pi x radius^2) below which an island or a cramped region is
 # counted in one info (module docstring). On the shipped maps (docs/benchmarks.md) the
-# islands in view are either single cells (0.04-0.16 m²) or 0.9 m² and more, the cramped
-# regions on reached floor 0.03-0.26 m² (slots and corners between brushes) or 1.7 m² and
-# more: one footprint (0.46 m²) lies in both gaps (test_findings::test_min_area_defaults_*).
+# islands in view are either single cells (0.04-0.16 m²) or 0.84 m² and more, the cramped
+# regions on reached floor 0.03-0.40 m² (slots and corners between brushes) or 1.7 m² and
+# more: one footprint (0.456 m²) lies in both gaps (test_findings::test_min_area_defaults_*).
 MIN_AREA_FOOTPRINTS = {"islands": 1.0, "stand": 1.0}
 
 
