@@ -2,15 +2,17 @@
 
 Which results are problems, and how bad, is core's rule (``core.checks.findings``), the same
 the report uses: one finding per cramped region, low-headroom region, stair FLIGHT and ledge
-RUN (a region cramped under a low ceiling is the headroom audit's, listed once). With
-spawns (capsules marked Spawn) the problems on floor no spawn reaches are one info
-row (the flood: ``operators_reach.current_reach``). The operator writes a BOOLEAN face
-attribute (``cc_cannot_stand``, ``cc_stair_problem``, ``cc_low_headroom``, ``cc_ledge``) on
-every face the listed problems cover, another (``..._out_of_reach``) on those out of reach
-(and ``cc_out_of_reach`` on those of any audit: the overlay's Out of Reach toggle),
-and one row per finding, selectable like the penetration rows (the attribute also flags a
-cramped region listed by the headroom audit: it is data, the rows are findings); an audit
-that finds nothing leaves one passed row. Values are metres in the rows' ``value``.
+RUN (a region cramped under a low ceiling is the headroom audit's, listed once; the
+cramped regions smaller than the character's footprint are one info row,
+``core.checks.severity.min_areas``). With spawns (capsules marked Spawn) the problems on
+floor no spawn reaches are one info row (the flood: ``operators_reach.current_reach``).
+The operator writes a BOOLEAN face attribute (``cc_cannot_stand``, ``cc_stair_problem``,
+``cc_low_headroom``, ``cc_ledge``) on every face the listed problems cover, another
+(``..._out_of_reach``) on those out of reach (and ``cc_out_of_reach`` on those of any
+audit: the overlay's Out of Reach toggle), and one row per finding, selectable like the
+penetration rows (the attribute also flags a cramped region listed by the headroom audit:
+it is data, the rows are findings); an audit that finds nothing leaves one passed row.
+Values are metres in the rows' ``value``.
 """
 
 import bpy
@@ -18,8 +20,10 @@ import numpy as np
 
 from .. import core
 from ..core.checks.findings import EMPTY_I, OUT_OF_REACH, audit_findings, low_headroom_regions
+from ..core.checks.gate import BELOW_MIN_AREA, COUNTING, apply_min_area
 from ..core.checks.naming import TriangleNames
 from ..core.checks.problems import audit_problems
+from ..core.checks.severity import min_areas
 from . import level_parts, operators, operators_reach, results, staleness
 
 # row kind -> (core audit, finding kind, title, label of one object's row)
@@ -64,9 +68,12 @@ def run_audit(context, kind):
                      if kind == "STAND" else EMPTY_I)  # listed by the headroom audit
         listed = audit_findings(finding_kind, result, settings, reach,
                                 TriangleNames(level).label, explained)
+        listed = [x for x, _ in apply_min_area([(x, False) for x in listed],
+                                               min_areas(settings))]
     rows = audit_rows(level, kind, listed, staleness.inputs_key(scene, kind))
-    shown = [x for x in listed if x.finding.got != OUT_OF_REACH]
+    shown = [x for x in listed if x.finding.got not in COUNTING]
     away = [x for x in listed if x.finding.got == OUT_OF_REACH]
+    small = [x for x in listed if x.finding.got == BELOW_MIN_AREA]
     out_tris = away[0].triangles if away else np.empty(0, np.int64)
     # the attribute: every problem's faces the audit found (a region the headroom audit
     # lists included), but those nobody reaches, which have their own attribute
@@ -83,6 +90,9 @@ def run_audit(context, kind):
     message = f"{title}: {len(shown)} {unit}"
     if away:
         message += f", {away[0].counted} more on floor no spawn reaches (one info row)"
+    if small:
+        message += (f", {small[0].counted} smaller than the character's footprint "
+                    f"(one info row)")
     elif reach is None and shown:
         message += "; mark a spawn to list only those on floor a player can reach"
     return message + operators.edit_note(edited)

@@ -12,7 +12,8 @@ controller's moves (walks, steps up to the step height, one-way falls, jumps whe
 * one row per island and per trap (core's findings, ``core.checks.findings.region_findings``,
   the rows the CLI lists, none left out): where it is, its area, its faces (select and frame:
   those on the object holding most of them), core's severity (warnings; the islands nobody
-  can see are one info row); and a summary row (the reachable area, how many islands and
+  can see are one info row, those smaller than the character's footprint another:
+  ``core.checks.severity.min_areas``); and a summary row (the reachable area, how many islands and
   traps, spawns that stand on no floor);
 * the "Reachability Cells" object in the results collection (role CELLS; none when there is
   no such cell): one vertex per cell a face's colour does not show
@@ -40,7 +41,9 @@ import numpy as np
 
 from .. import core
 from ..core.checks.findings import region_findings
+from ..core.checks.gate import apply_min_area
 from ..core.checks.reachability import square_cells, triangle_classes
+from ..core.checks.severity import min_areas
 from ..core.checks.targets import buried_spawns
 from . import level_parts, operators, results, scene_data, staleness
 
@@ -197,7 +200,8 @@ def write_results(context, prep: Prepared, res):
     drops = np.asarray(res.spawn_drop, float)
     fell = [(ob.name, float(d)) for ob, cell, d in zip(flooding, res.spawn_cells, drops)
             if cell >= 0 and d > 0.0]
-    listed = region_findings(res)
+    listed = [x for x, _ in apply_min_area([(x, False) for x in region_findings(res)],
+                                           min_areas(prep.settings))]
     rows = (results.finding_rows(level, "ISLAND",
                                  [x for x in listed if x.finding.check == "islands"], key)
             + results.finding_rows(level, "TRAP",

@@ -28,9 +28,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "real_levels"
 UNIT = 0.0254                                  # one Quake unit in metres
 SPAWN_FOOT_BELOW_ORIGIN = 24 * UNIT            # the player origin is 24 units above the foot
-# Quake III's player (real_levels/README.md), in metres and degrees.
+JUMP_VELOCITY, GRAVITY = 270.0, 800.0  # Quake units per second (squared): bg_pmove.c
+# Quake III's player (real_levels/README.md), in metres and degrees. It jumps: a standing
+# jump's apex is v^2 / 2g = 45.5625 units = 1.1573 m (a studio checking a Quake level would
+# set it; without it every brush top a player jumps onto is an island).
 QUAKE_PLAYER = {"radius": 15 * UNIT, "height": 56 * UNIT, "step_height": 18 * UNIT,
-                "max_slope_deg": 45.572996, "speed": 320 * UNIT, "gravity": 800 * UNIT}
+                "max_slope_deg": 45.572996, "speed": 320 * UNIT, "gravity": GRAVITY * UNIT,
+                "jump_height": JUMP_VELOCITY ** 2 / (2.0 * GRAVITY) * UNIT}
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ why is read off the map between them:
 Per region the causes are grouped by kind, most frequent first; each kind's value is the
 least found (the setting that would open the way at its easiest point), with its point.
 
-Visibility (``region_visible``): a line of sight from the eye (EYE_FRACTION x height above a
-reached foot point) of up to EYES reached nodes (the nearest to the region first) to up to
-TARGETS points of the region, just above its floor (batched rays): a roof above the eye, the
-outside of a sealed level or a wall top is not visible.
+Visibility (``regions_visible``): a line of sight from the eye (EYE_FRACTION x height above
+a reached foot point) of up to EYES reached nodes (the nearest to the region first) to up to
+TARGETS points of the region, just above its floor (the rays of every region in one batch):
+a roof above the eye, the outside of a sealed level or a wall top is not visible.
 
 Frame and units: world space, metres, degrees; ``settings.up`` is up.
 """
@@ -47,6 +47,7 @@ TARGETS = 8  # points of a region looked at
 TARGET_LIFT = 0.01  # metres above the floor a target point is looked at
 WHAT_IF_STEP = 1.5  # a step height up to this many times the setting is worth suggesting
 CAUSE_KINDS = ("riser", "gap", "ceiling", "slope", "drop")
+EMPTY = np.empty(0, np.int64)
 
 
 class Cause(NamedTuple):
@@ -211,41 +212,56 @@ def regions_causes(mesh, smap, h, members, outer, settings) -> list:
     return out
 
 
-def _nearest(d, k: int) -> np.ndarray:
-    """Indices of the ``k`` least of ``d`` (N,), as the first ``k`` of ``np.argsort(d)``
-    (the same set: a partition when no tie straddles the k-th, else the sort itself), in no
-    order: a partition, not a sort of all N (the arena's 838k reached nodes, per region)."""
-    if d.size <= k:
-        return np.argsort(d)
-    part = np.argpartition(d, k)
-    if d[part[:k]].max() < d[part[k]]:
-        return part[:k]
-    return np.argsort(d)[:k]
-
-
 def region_visible(mesh, smap, members, eyes_from, settings, seed=0) -> bool:
     """True when a standing character at one of the reached free nodes ``eyes_from`` (E,)
     sees a point of the region ``members`` (M,) (module docstring)."""
-    s = settings
-    u = s.up_vector
+    return bool(regions_visible(mesh, smap, [members], eyes_from, settings, seed)[0])
+
+
+def _nearest(d, k) -> np.ndarray:
+    """Indices of the ``k`` least of ``d`` (E,), ties by index: O(E), no full sort."""
+    if d.size <= k:
+        return np.lexsort((np.arange(d.size), d))
+    cand = np.flatnonzero(d <= np.partition(d, k - 1)[k - 1])
+    return cand[np.lexsort((cand, d[cand]))][:k]
+
+
+def _sight_lines(smap, members, eyes_from, eye_points, settings, seed):
+    """(eyes (A, 3), targets (A, 3)) the lines of sight looked along for one region (the
+    module docstring), or None when it has no free node or nobody looks."""
+    u = settings.up_vector
     inner = members[smap.state[members] == FREE]
     if not inner.size or not eyes_from.size:
-        return False
+        return None
     rng = np.random.default_rng(seed)
     tgt = smap.stand[inner if inner.size <= TARGETS else rng.choice(inner, TARGETS, False)]
     tgt = tgt + u * TARGET_LIFT
-    mid = tgt.mean(0)
-    d = ((smap.stand[eyes_from] - mid) ** 2).sum(1)
+    d = ((eye_points - tgt.mean(0)) ** 2).sum(1)
     near = eyes_from[_nearest(d, EYES // 2)]
     far = eyes_from if eyes_from.size <= EYES // 2 else rng.choice(eyes_from, EYES // 2, False)
-    eyes = smap.stand[np.unique(np.concatenate([near, far]))] + u * (EYE_FRACTION * s.height)
-    a = np.repeat(eyes, tgt.shape[0], axis=0)
-    b = np.tile(tgt, (eyes.shape[0], 1))
-    ray = b - a
+    eyes = smap.stand[np.unique(np.concatenate([near, far]))] + u * (
+        EYE_FRACTION * settings.height)
+    return np.repeat(eyes, tgt.shape[0], axis=0), np.tile(tgt, (eyes.shape[0], 1))
+
+
+def regions_visible(mesh, smap, regions, eyes_from, settings, seed=0) -> np.ndarray:
+    """(R,) bool per region of ``regions`` (list of (M,) node arrays): a standing character
+    at one of the reached free nodes ``eyes_from`` (E,) sees a point of it (module
+    docstring). Every region's lines of sight are cast in one batch."""
+    eye_points = smap.stand[eyes_from]
+    lines = [_sight_lines(smap, m, eyes_from, eye_points, settings, seed) for m in regions]
+    owner = np.concatenate([np.full(len(x[0]), r, np.int64)
+                            for r, x in enumerate(lines) if x is not None] + [EMPTY])
+    seen = np.zeros(len(regions), bool)
+    if not owner.size:
+        return seen
+    a = np.concatenate([x[0] for x in lines if x is not None])
+    ray = np.concatenate([x[1] for x in lines if x is not None]) - a
     length = np.linalg.norm(ray, axis=1)
     ok = length > 1e-9
     t, _tri = raycast_chunks(mesh, a[ok], ray[ok] / length[ok, None], length[ok])
-    return bool((~np.isfinite(t)).any())
+    np.logical_or.at(seen, owner[ok], ~np.isfinite(t))
+    return seen
 
 
 def what_if(islands, traps, settings) -> tuple:

@@ -49,7 +49,7 @@ from .audits.standable import (
 )
 from .audits.window import MapWindow, window_worthwhile
 from .reach_arcs import WALKOFF_MAX_CELLS, ArcCache, arc_keys, fly, take_off_speed
-from .reach_explain import Cause, region_visible, regions_causes, what_if
+from .reach_explain import Cause, regions_causes, regions_visible, what_if
 from .reach_graph import closure, mutual_components, one_way_pairs
 from .reach_links import (
     DIRECTIONS,
@@ -70,7 +70,8 @@ REACHABLE, TRAP, ISLAND, CRAMPED_CELL, INSIDE_CELL = 0, 1, 2, 3, 4
 CELL_CLASSES = ("reachable", "trap", "island", "cramped", "inside")
 ARC_ROUNDS = 8  # rounds of arcs from newly reached nodes at most (each can reach more)
 WINDOW_MIN_SPANS = 400_000  # spans of the whole map above which the map is built tile by tile
-REGIONS_EXPLAINED = 40  # islands and traps (each) given causes and a line of sight, largest first
+REGIONS_EXPLAINED = 40  # islands and traps (each) given causes, largest first (every region
+# is given a line of sight: an island left unjudged would be called in view, a warning)
 WINDOW_ROUNDS = 24  # rounds of growing the built tiles at most
 WINDOW_WHOLE_SHARE = 0.05  # a round that would build more than this share of the floor tiles
 #   builds the whole map instead (open floor keeps spilling out: re-flooding a growing
@@ -80,9 +81,9 @@ WINDOW_WHOLE_SHARE = 0.05  # a round that would build more than this share of th
 class Region(NamedTuple):
     """Standable floor of one class: faces (F,) int64; area m^2; point (3,) a foot point
     where the character stands in it; visible : a standing character on reached floor sees
-    it (core/checks/reach_explain.py); causes : tuple of Cause, what stops the way in (an
-    island) or out (a trap), most frequent first (the first REGIONS_EXPLAINED regions of
-    each class; () for the others)."""
+    it (core/checks/reach_explain.py; judged for every region); causes : tuple of Cause,
+    what stops the way in (an island) or out (a trap), most frequent first (the first
+    REGIONS_EXPLAINED regions of each class; () for the others)."""
 
     faces: np.ndarray
     area: float
@@ -358,7 +359,7 @@ def _span_faces(smap, spans):
 def _regions(smap, code, group, cls, explain=None) -> tuple:
     """The regions of class ``cls`` (ISLAND or TRAP), largest first (one small numpy split
     per class, not a loop over cells); ``explain([members, ...])`` -> (causes, visible) per
-    region, for the first REGIONS_EXPLAINED of them."""
+    region (``_explainer``)."""
     spans = np.flatnonzero(code == cls)
     if not spans.size:
         return ()
@@ -378,11 +379,23 @@ def _regions(smap, code, group, cls, explain=None) -> tuple:
         out.append((Region(faces, a, point[r]), members))
     out.sort(key=lambda pair: -pair[0].area)
     if explain is not None:
-        head = out[:REGIONS_EXPLAINED]
-        whys = explain([m for _reg, m in head])
-        out[:REGIONS_EXPLAINED] = [(Region(reg.faces, reg.area, reg.point, visible, causes), m)
-                                   for (reg, m), (causes, visible) in zip(head, whys)]
+        whys = explain([m for _reg, m in out])
+        out = [(Region(reg.faces, reg.area, reg.point, visible, causes), m)
+               for (reg, m), (causes, visible) in zip(out, whys)]
     return tuple(reg for reg, _m in out)
+
+
+def _explainer(mesh, smap, h, outer, eyes, settings):
+    """callable([members, ...]) -> (causes, visible) per region, largest first: the causes
+    (``regions_causes``, ``outer`` (N,) bool the floor across their borders) of the first
+    REGIONS_EXPLAINED, () for the others; whether a standing character on the reached nodes
+    ``eyes`` (E,) sees it, for every region: one left unjudged would be called in view (a
+    warning each; on oa_koth1 103 of 143 islands were)."""
+    def explain(members):
+        causes = regions_causes(mesh, smap, h, members[:REGIONS_EXPLAINED], outer, settings)
+        causes = list(causes) + [()] * (len(members) - len(causes))
+        return zip(causes, regions_visible(mesh, smap, members, eyes, settings))
+    return explain
 
 
 def triangle_classes(result: Reachability) -> np.ndarray:
@@ -529,12 +542,10 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
     h = node_heights(smap)
     free = smap.state == FREE
     eyes = np.flatnonzero(free & (code <= TRAP))
-    islands = _regions(smap, code, group, ISLAND, lambda ms: zip(
-        regions_causes(mesh, smap, h, ms, free & (code <= TRAP), s),
-        [region_visible(mesh, smap, m, eyes, s) for m in ms]))
-    traps = _regions(smap, code, group, TRAP, lambda ms: zip(
-        regions_causes(mesh, smap, h, ms, free & (code == REACHABLE), s),
-        [region_visible(mesh, smap, m, eyes, s) for m in ms]))
+    islands = _regions(smap, code, group, ISLAND,
+                       _explainer(mesh, smap, h, free & (code <= TRAP), eyes, s))
+    traps = _regions(smap, code, group, TRAP,
+                     _explainer(mesh, smap, h, free & (code == REACHABLE), eyes, s))
     return Reachability(faces, area, islands, traps, smap.foot, smap.face, code,
                         smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
                         fl.spawn_drop, what_if(islands, traps, s))

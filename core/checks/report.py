@@ -53,7 +53,7 @@ from .report_rows import (
     warning_entry,
 )
 from .sanity import level_warnings
-from .severity import ERROR, count_by_severity, fails, parse_severity
+from .severity import ERROR, count_by_severity, fails, min_areas, parse_severity
 from .targets import (
     reach_summary,
     run_reachability,
@@ -151,6 +151,7 @@ class LevelResults:
     waivers: tuple = ()  # gate.Waiver: findings marked as intended (core/checks/gate.py)
     severity: dict = field(default_factory=dict)  # finding kind -> severity override
     min_area: dict = field(default_factory=dict)  # "islands" / "stand" -> m^2 listed from
+    # (over the defaults of severity.min_areas: one footprint of the character)
 
     @property
     def finding_triangles(self) -> np.ndarray:
@@ -294,8 +295,9 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
     """Every finding of the level as (Listed, bracket): the expectations that did not hold
     (capsules, walks, frame rates, targets), the audits' problems (scoped by reachability
     when the level has spawns), where the character cannot go (islands, traps) and the
-    level's own warnings. The one counting rule of the panel, report.json, JUnit and
-    report.png (core/checks/findings.py)."""
+    level's own warnings; islands and cramped regions below their minimum area counted in
+    one info per check (``severity.min_areas``). The one counting rule of the panel,
+    report.json, JUnit and report.png (core/checks/findings.py)."""
     out = []
     for finding in res.findings:
         tris: list = []
@@ -335,7 +337,7 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
     unscoped = ran and reach is None
     out.extend((Listed(f, np.empty(0, np.int64)), False)
                for f in level_findings(res.warnings, res.has_checks, unscoped))
-    return apply_min_area(out, res.min_area)
+    return apply_min_area(out, min_areas(res.settings, res.min_area))
 
 
 def level_report(res: LevelResults, *, level: str = "level", file: str | None = None,

@@ -19,9 +19,18 @@ expectation): the panel counts those too ("N errors, M warnings, K passed").
 
 ``SEVERITIES`` is ordered most severe first; ``rank`` sorts findings so (next/previous finding
 in the panel, the console, the report).
+
+Minimum areas (``min_areas``): an island or a cramped region smaller than the character's
+footprint (pi x radius^2: 0.456 m² for Quake's player, 0.385 m² for the default 0.35 m) is
+counted in one info per check, not a warning each (``gate.apply_min_area``). Smaller floor
+holds the capsule at a few foot points at most: no room to move, nothing a player uses or
+is stopped by (slivers between brushes, the tops of trims). A sidecar's ``min_area`` or
+``--min-area CHECK=M2`` sets another (0 lists every one); docs/decisions.md "Minimum areas".
 """
 
 from __future__ import annotations
+
+import math
 
 ERROR = "error"
 WARNING = "warning"
@@ -88,3 +97,24 @@ def count_by_severity(severities) -> dict:
     for s in severities:
         counts[parse_severity(s)] += 1
     return counts
+
+
+# Footprints of the character (pi x radius^2) below which an island or a cramped region is
+# counted in one info (module docstring). On the shipped maps (docs/benchmarks.md) the
+# islands in view are either single cells (0.04-0.16 m²) or 0.84 m² and more, the cramped
+# regions on reached floor 0.03-0.40 m² (slots and corners between brushes) or 1.7 m² and
+# more: one footprint (0.456 m²) lies in both gaps (test_findings::test_min_area_defaults_*).
+MIN_AREA_FOOTPRINTS = {"islands": 1.0, "stand": 1.0}
+
+
+def min_areas(settings=None, overrides=None) -> dict:
+    """``{check: m^2}``: the default minimum area of each check of MIN_AREA_FOOTPRINTS, in
+    footprints of ``settings.radius`` (metres; no default without settings) rounded to
+    0.001 m² (the figure the info names), with ``overrides`` (a parsed ``min_area``:
+    ``gate.parse_min_area``) winning."""
+    radius = getattr(settings, "radius", None)
+    out = {} if radius is None else {
+        check: round(n * math.pi * float(radius) ** 2, 3)
+        for check, n in MIN_AREA_FOOTPRINTS.items()}
+    out.update(overrides or {})
+    return out

@@ -235,3 +235,61 @@ def test_a_walled_pocket_on_a_reachable_floor_face_is_out_of_reach_an_open_slot_
     slot, pocket = listed
     assert 10.0 <= slot.finding.position[0] <= 10.5 and slot.finding.position[1] >= 5.0
     assert pocket.finding.got == "out_of_reach" and 0.9 < pocket.size < 1.1  # 0.5 x 2 m
+
+
+def _listed_pairs(kind, sizes, settings):
+    """Findings of islands (``kind`` "islands") or cramped regions ("stand") of ``sizes``
+    m^2, with the default minimum areas of ``settings`` applied, as report._findings does."""
+    from capsule_collision.core.checks.gate import apply_min_area
+    from capsule_collision.core.checks.severity import min_areas
+
+    if kind == "islands":
+        regions = tuple(SimpleNamespace(faces=np.array([k]), area=a,
+                                        point=np.array([3.0 * k, 0.0, 1.0]), visible=True)
+                        for k, a in enumerate(sizes))
+        listed = region_findings(SimpleNamespace(islands=regions, traps=()))
+    else:
+        n = len(sizes)
+        stand = SimpleNamespace(faces=np.arange(n), depth=np.linspace(0.5, 0.1, n),
+                                position=np.arange(3.0 * n).reshape(n, 3) * 3.0,
+                                region=np.arange(n), region_area=np.asarray(sizes, float))
+        listed = audit_findings("stand", stand, settings)
+    return [x for x, _ in apply_min_area([(x, False) for x in listed], min_areas(settings))]
+
+
+@pytest.mark.parametrize("kind", ["islands", "stand"])
+def test_min_area_defaults_one_footprint_just_below_is_one_info_just_above_a_warning(kind):
+    """Issue 24/27 defaults: an island or cramped region smaller than the character's
+    footprint (pi r^2: 0.456 m² for Quake's r = 0.381 m) is counted in one info, one just
+    larger is a warning of its own; a sidecar's 0 lists every one."""
+    from capsule_collision.core import ControllerSettings
+    from capsule_collision.core.checks.gate import apply_min_area
+    from capsule_collision.core.checks.severity import min_areas
+
+    quake = ControllerSettings(radius=0.381, height=1.4224, step_height=0.4572)
+    assert min_areas(quake) == {"islands": 0.456, "stand": 0.456}  # pi r^2 to the 0.001 m²
+    foot = 0.456
+    out = _listed_pairs(kind, [0.999 * foot, 1.001 * foot, 0.05], quake)
+    assert [(x.finding.severity, x.finding.got, x.counted) for x in out] == [
+        ("warning", "island" if kind == "islands" else "cramped", 1),
+        ("info", "below_min_area", 2)]
+    assert out[0].size == pytest.approx(1.001 * foot)
+    assert out[1].size == pytest.approx(0.999 * foot + 0.05)
+    assert "smaller than the minimum area 0.456 m²" in out[1].finding.message
+    # an explicit minimum wins over the default: 0 lists every one, as before
+    assert min_areas(quake, {kind: 0.0})[kind] == 0.0
+    pairs = [(x, False) for x in _listed_pairs(kind, [0.05], None)]  # no settings: no default
+    assert [x.finding.got for x, _ in pairs] != ["below_min_area"]
+    kept = apply_min_area(pairs, min_areas(quake, {kind: 0.0}))
+    assert [x.finding.severity for x, _ in kept] == ["warning"]
+
+
+def test_min_area_default_follows_the_radius():
+    """The default is in footprints of the character's radius, whatever the character: the
+    engine default 0.35 m gives 0.385 m²; no settings, no default."""
+    from capsule_collision.core import ControllerSettings
+    from capsule_collision.core.checks.severity import min_areas
+
+    assert min_areas(ControllerSettings())["islands"] == 0.385
+    assert min_areas(ControllerSettings(radius=0.5))["stand"] == 0.785
+    assert min_areas(None) == {} and min_areas(None, {"islands": 2.0}) == {"islands": 2.0}

@@ -527,6 +527,22 @@ def test_a_roof_is_an_island_nobody_sees_and_no_step_height_is_suggested():
     assert res.what_if == ()
 
 
+def test_every_island_is_judged_in_view_or_not_not_only_the_explained(monkeypatch):
+    """Regression (oa_koth1: 103 of 143 islands, past the 40 given causes, were called in
+    view unjudged, a warning each): a 0.41 m platform in view and two 3 m roofs, with causes
+    for the largest region only: each roof is still judged out of view."""
+    import capsule_collision.core.checks.reachability as reach_module
+    monkeypatch.setattr(reach_module, "REGIONS_EXPLAINED", 1)
+    mesh = TriangleMesh(*scenes.merge([scenes.grid(0, 12, 0, 8),
+                                       scenes.box((6, 2, 0), (10, 6, 0.41)),
+                                       scenes.box((1, 5, 0), (3, 7, 3.0)),
+                                       scenes.box((10.6, 0.4, 0), (12.0, 2.4, 3.0))]))
+    res = reachability(mesh, [[2.0, 2.0, 0.0]])
+    assert [round(r.point[2], 2) for r in res.islands] == [0.41, 3.0, 3.0]  # largest first
+    assert [r.visible for r in res.islands] == [True, False, False]
+    assert [bool(r.causes) for r in res.islands] == [True, False, False]
+
+
 def test_deck_across_a_wide_gap_says_gap_and_its_pit_says_drop():
     res = reachability(gap_scene(2.3), [[2.5, 2.0, 3.0]])
     (deck,) = res.islands

@@ -277,3 +277,22 @@ def test_identity_survives_reversed_faces_and_a_deleted_triangle():
     remarked = mark_baseline(json.loads(json.dumps(after)), moved)
     assert remarked["summary"]["new_findings"] == 1
     assert remarked["levels"][0]["findings"][0]["check"] == "headroom"  # new first
+
+
+def test_an_island_smaller_than_the_footprint_is_counted_in_one_info_by_default():
+    """The report applies the default minimum island area (one footprint, pi r^2 = 0.385 m²
+    for the default character): the top of a 0.5 x 0.5 m post (0.25 m²) beside the yard is
+    counted in one info, a 2 x 2 m platform is a warning; an explicit 0 lists both."""
+    import scenes
+    from capsule_collision.core.checks.report import level_report
+
+    mesh = TriangleMesh(*scenes.merge([scenes.grid(0, 12, 0, 8),
+                                       scenes.box((6, 2, 0), (8, 4, 0.6)),
+                                       scenes.box((2, 5, 0), (2.5, 5.5, 0.6))]))
+    res = run_checks(mesh, ControllerSettings(), spawns=[[1.0, 1.0, 0.0]],
+                     checks=["reachability"])
+    found = [(f["severity"], f["got"], f["count"]) for f in level_report(res)["findings"]]
+    assert found == [("warning", "island", 1), ("info", "below_min_area", 1)]
+    res.min_area = {"islands": 0.0}
+    found = [(f["severity"], f["got"]) for f in level_report(res)["findings"]]
+    assert found == [("warning", "island"), ("warning", "island")]
