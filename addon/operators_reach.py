@@ -39,12 +39,14 @@ import bpy
 import numpy as np
 
 from .. import core
-from ..core.checks.findings import region_findings
+from ..core.checks.findings import Listed, region_findings
+from ..core.checks.reach_spawns import spawns_in_walls
 from ..core.checks.reachability import square_cells, triangle_classes
-from ..core.checks.targets import buried_spawns
+from ..core.checks.spawn_places import spawn_place_findings
+from ..core.checks.targets import buried_spawns, spawn_findings
 from . import level_parts, operators, results, scene_data, staleness
 
-REACH_KINDS = ("REACHABILITY", "ISLAND", "TRAP")  # row kinds this operator writes
+REACH_KINDS = ("REACHABILITY", "ISLAND", "TRAP", "SPAWN")  # row kinds this operator writes
 CELLS_NAME = "Reachability Cells"
 CELL_CLASS_ATTRIBUTE = "cell_class"  # POINT INT8 on the cells object, core's cell codes
 CELL_NORMAL_ATTRIBUTE = "normal"  # POINT FLOAT_VECTOR, the cell's face normal (world)
@@ -74,21 +76,32 @@ def summary_text(res, n_spawns, lost, fell=(), inside=()) -> str:
     return text
 
 
-def spawns_in_walls(level, spawns) -> list:
-    """(name, penetrated triangles) of the spawn capsules ``spawns`` whose capsule penetrates
-    the level (a spawn inside a wall: the game would start the character stuck)."""
-    out = []
-    for ob in spawns:
-        tris = level.mesh.penetrating_triangles(scene_data.capsule_of(ob, level.unit_scale))
-        if tris.size:
-            out.append((ob.name, int(tris.size)))
-    return out
-
-
 def walled_text(walled) -> str:
-    """The summary's words for spawns inside walls (``spawns_in_walls``), or ""."""
-    return "".join(f"; spawn {name} is inside a wall (its capsule penetrates {n} "
-                   f"triangle{'' if n == 1 else 's'}): move it out" for name, n in walled)
+    """The summary's words for spawns inside walls (``walled``: (spawn, wall) names), or
+    ""."""
+    return "".join(f"; spawn {name} is inside a wall (its capsule penetrates {wall}): move "
+                   f"it out" for name, wall in walled)
+
+
+def spawn_rows(level, prep: "Prepared", res, key):
+    """(rows, walled): one SPAWN row per spawn inside a closed solid (an error: it floods
+    nothing), inside a wall, on no floor or fallen to the floor below
+    (``core.checks.targets.spawn_findings``, ``core.checks.spawn_places``: the findings the
+    CLI lists), and the (spawn, wall) names of those inside a wall."""
+    feet = scene_data.spawn_feet(prep.spawns, level.unit_scale)
+    walls = spawns_in_walls(level.mesh, feet, prep.settings)
+    names = [ob.name for ob in prep.spawns]
+
+    def name_of(t):
+        return _object_name(level, t)
+
+    solids = prep.buried[prep.buried >= 0]
+    placed = [Listed(f, np.array([t], np.int64)) for f, t in zip(
+        spawn_findings(feet, prep.buried, name_of, names), solids, strict=True)]
+    placed += spawn_place_findings(names, feet, prep.buried, walls, res, name_of)
+    walled = [(n, _object_name(level, t)) for n, t, b in zip(names, walls, prep.buried)
+              if t >= 0 and b < 0]
+    return results.finding_rows(level, "SPAWN", placed, key), walled
 
 
 def _cells_object(scene, level, res, mask):
@@ -203,7 +216,8 @@ def write_results(context, prep: Prepared, res):
             + results.finding_rows(level, "TRAP",
                                    [x for x in listed if x.finding.check == "traps"], key))
     found = bool(res.islands or res.traps)
-    walled = spawns_in_walls(level, spawns)
+    placed, walled = spawn_rows(level, prep, res, key)
+    rows += placed
     summary = summary_text(res, len(spawns), lost, fell, inside) + walled_text(walled)
     warn = bool(lost or walled or inside)
     rows.insert(0, {"kind": "REACHABILITY", "capsule": "", "label": summary,

@@ -74,15 +74,19 @@ def buried_spawns(mesh, spawns, settings) -> np.ndarray:
     return enclosing_solids(mesh, spawns + half * up / np.linalg.norm(up))
 
 
-def spawn_findings(spawns, buried, name_of) -> list:
+def spawn_findings(spawns, buried, name_of, names=None) -> list:
     """A Finding (kind "capsule", an error) per spawn inside a closed solid: it floods
-    nothing. ``name_of(triangle)`` names the solid."""
+    nothing. ``name_of(triangle)`` names the solid; ``names`` (K,) the spawns (None:
+    "spawn 1", ...; ``spawn_places.spawn_names``), named "spawn <name>" (a marked capsule's
+    own finding keeps its name)."""
     out = []
     for k in np.flatnonzero(np.asarray(buried) >= 0):
         point = tuple(float(x) for x in spawns[k])
         solid = str(name_of(int(buried[k])))
-        out.append(Finding("capsule", f"spawn {k + 1}", CLEAR, PENETRATING, point,
-                           f"spawn {k + 1} at {format_vector(point, 2)} is inside the closed "
+        name = f"spawn {k + 1}" if names is None else str(names[k])
+        said = name if name.startswith("spawn ") else f"spawn {name}"  # not the capsule's
+        out.append(Finding("capsule", said, CLEAR, PENETRATING, point,
+                           f"{said} at {format_vector(point, 2)} is inside the closed "
                            f"solid {solid}: it floods nothing (left out of reachability); "
                            f"move the spawn out of the solid"))
     return out
