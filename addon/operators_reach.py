@@ -41,6 +41,7 @@ import numpy as np
 from .. import core
 from ..core.checks.findings import Listed, region_findings
 from ..core.checks.reach_spawns import spawns_in_walls
+from ..core.checks.reach_what_if import describe
 from ..core.checks.reachability import square_cells, triangle_classes
 from ..core.checks.spawn_places import spawn_place_findings
 from ..core.checks.targets import buried_spawns, spawn_findings
@@ -57,7 +58,8 @@ def summary_text(res, n_spawns, lost, fell=(), inside=()) -> str:
     """The summary row's words: reachable area, islands and traps (their areas), spawns
     standing on no floor (``lost``: names), spawns placed above the floor that fell to it
     (``fell``: (name, metres)), spawns inside a closed solid (``inside``: (spawn, solid)
-    names; they flood nothing)."""
+    names; they flood nothing), and what one setting changed alone opens (core's
+    ``what_if``: "with step height 0.42 m (now 0.35 m): 3 islands are reached")."""
     def count(regions, word):
         n = len(regions)
         area = sum(r.area for r in regions)
@@ -73,7 +75,7 @@ def summary_text(res, n_spawns, lost, fell=(), inside=()) -> str:
         text += f"; {', '.join(lost)} stand{'s' if len(lost) == 1 else ''} on no floor"
     for spawn, solid in inside:
         text += f"; {spawn} is inside the closed solid {solid}: it floods nothing"
-    return text
+    return text + describe(getattr(res, "what_if", ()))
 
 
 def walled_text(walled) -> str:

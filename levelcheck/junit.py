@@ -62,8 +62,8 @@ def _cases(lv) -> list:
             cases.append((f"audit: {kind}", kind, float(t.get(AUDIT_TIMING[kind], 0.0))))
     if lv.get("reachability") is not None or any(
             f["check"] in REACH_CHECKS for f in lv["findings"]):
-        # the flood's islands, traps and misplaced spawns (warnings: system-out); its time when no target
-        # case took it
+        # the flood's islands, traps and misplaced spawns (warnings: system-out); its time
+        # when no target case took it
         cases.append(("reachability", "regions",
                       0.0 if lv.get("targets") else float(t.get("reachability", 0.0))))
     if lv.get("collision_diff") is not None:  # render against collision: one case

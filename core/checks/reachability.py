@@ -49,7 +49,7 @@ from .audits.standable import (
 )
 from .audits.window import MapWindow, window_worthwhile
 from .reach_arcs import WALKOFF_MAX_CELLS, ArcCache, arc_keys, fly, take_off_speed
-from .reach_explain import Cause, region_visible, regions_causes, what_if
+from .reach_explain import Cause, region_visible, regions_causes
 from .reach_links import (
     DIRECTIONS,
     FALL,
@@ -62,6 +62,7 @@ from .reach_links import (
     node_heights,
 )
 from .reach_spawns import nearest_nodes, spawn_floor, spawn_nodes
+from .reach_what_if import reflood, what_if
 
 __all__ = ["Cause", "Reachability", "Region", "reachability"]  # also Cause (reach_explain)
 
@@ -123,7 +124,7 @@ class Reachability(NamedTuple):
     standable: StandableMap
     settings: ControllerSettings
     spawn_drop: np.ndarray = np.zeros(0)
-    what_if: tuple = ()
+    what_if: tuple = ()  # sentences: one setting changed alone opens regions (reach_what_if)
 
     def can_reach(self, points) -> np.ndarray:
         """(P,) bool: a spawn reaches the floor at foot points ``points`` (P, 3) (traps
@@ -499,12 +500,16 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
     h = node_heights(smap)
     free = smap.state == FREE
     eyes = np.flatnonzero(free & (code <= TRAP))
+    failed: tuple = ([], [])  # the failed border moves of the islands, of the traps
     islands = _regions(smap, code, group, ISLAND, lambda ms: zip(
-        regions_causes(mesh, smap, h, ms, free & (code <= TRAP), s),
+        regions_causes(mesh, smap, h, ms, free & (code <= TRAP), s, failed[0]),
         [region_visible(mesh, smap, m, eyes, s) for m in ms]))
     traps = _regions(smap, code, group, TRAP, lambda ms: zip(
-        regions_causes(mesh, smap, h, ms, free & (code == REACHABLE), s),
+        regions_causes(mesh, smap, h, ms, free & (code == REACHABLE), s, failed[1]),
         [region_visible(mesh, smap, m, eyes, s) for m in ms]))
+    n, seeds = smap.face.size, fl.spawn_cells[fl.spawn_cells >= 0]
+    again = reflood(mesh, smap, s, fl.links, failed, lambda ls: mutual_components(n, ls),
+                    lambda comp, ls: closure(comp, ls, seeds, n))
     return Reachability(faces, area, islands, traps, smap.foot, smap.face, code,
                         smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
-                        fl.spawn_drop, what_if(islands, traps, s))
+                        fl.spawn_drop, what_if(islands, traps, s, again))

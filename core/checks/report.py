@@ -41,6 +41,7 @@ from .findings import (
 from .gate import apply_min_area, apply_severity, apply_waivers, stale_finding
 from .naming import TriangleNames
 from .problems import AUDIT_KINDS
+from .reach_spawns import spawns_in_walls
 from .reachability import reachability
 from .report_rows import (
     TRIANGLES_LISTED,
@@ -52,7 +53,6 @@ from .report_rows import (
     walkability_section,
     warning_entry,
 )
-from .reach_spawns import spawns_in_walls
 from .sanity import level_warnings
 from .severity import ERROR, count_by_severity, fails, parse_severity
 from .spawn_places import spawn_names, spawn_place_findings
@@ -316,13 +316,13 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
             kind, result, res.settings, reach, names.label, explained))
     if reach is not None:
         solids = res.reach.buried[res.reach.buried >= 0]  # one finding per buried spawn
-        who = spawn_names(res.capsules, len(res.spawns))
+        feet = np.zeros((0, 3)) if res.spawns is None else res.spawns
+        who = spawn_names(res.capsules, len(feet))
         out.extend((Listed(f, np.array([t], np.int64)), True) for f, t in zip(
-            spawn_findings(res.spawns, res.reach.buried, names.label, who), solids,
-            strict=True))
+            spawn_findings(feet, res.reach.buried, names.label, who), solids, strict=True))
         out.extend((listed, False) for listed in spawn_place_findings(
-            who, res.spawns, res.reach.buried,
-            spawns_in_walls(res.mesh, res.spawns, res.settings), reach, names.label))
+            who, feet, res.reach.buried, spawns_in_walls(res.mesh, feet, res.settings), reach,
+            names.label))
         out.extend((listed, False) for listed in region_findings(reach))
     if res.diff is not None:
         out.extend(diff_findings(res.diff, names, TriangleNames(res.render_geometry)))

@@ -111,7 +111,8 @@ def target_findings(targets, reached) -> list:
 
 def reach_summary(reach: ReachResults | None, n_spawns: int) -> dict | None:
     """The report's ``reachability`` block (schema): spawns, spawns standing on no floor,
-    reachable m^2, islands and traps (counts and m^2); None when reachability did not run."""
+    reachable m^2, islands and traps (counts and m^2), what one setting changed alone opens
+    (``what_if`` sentences); None when reachability did not run."""
     if reach is None:
         return None
     result = reach.result
@@ -121,7 +122,8 @@ def reach_summary(reach: ReachResults | None, n_spawns: int) -> dict | None:
     return {"spawns": int(n_spawns), "spawns_on_no_floor": int((cells < 0).sum()),
             "reachable_m2": round(float(getattr(result, "reachable_area", 0.0)), 4),
             "islands": len(islands), "islands_m2": round(sum(float(r.area) for r in islands), 4),
-            "traps": len(traps), "traps_m2": round(sum(float(r.area) for r in traps), 4)}
+            "traps": len(traps), "traps_m2": round(sum(float(r.area) for r in traps), 4),
+            "what_if": [str(w) for w in getattr(result, "what_if", ())]}
 
 
 def target_rows(targets, reached) -> list:
