@@ -8,20 +8,21 @@ clearance). For each setting a cause names
 
 - ``riser``: ``step_height`` (a rise up to it is climbed; at most WHAT_IF_STEP x the setting),
 - ``slope``: ``max_slope_deg`` (at most WHAT_IF_SLOPE_DEG more, below 90),
-- ``gap``: ``jump_height``, only where the character jumps (``jump_height > 0``; a gap up to
-  the crossing of ``reach_explain.cross_reach`` with it; at most WHAT_IF_STEP x the setting),
+- ``gap`` (and a riser or a trap's drop a jump could climb): ``jump_height``, only where the
+  character jumps (``jump_height > 0``; at most WHAT_IF_STEP x the setting),
 - ``ceiling``: ``height`` (lowered to a clearance, down to 1 / WHAT_IF_STEP of it),
 
 the flood is run again *cheaply*, reusing the map (never rebuilt): for a step height, a
 slope or a height, the moves of the map as they are plus the failed border moves the new
 value opens (a riser one way: up onto an island, up out of a trap; the others both ways),
-and the closure again from the same spawn nodes; for a jump height (the map does not depend
-on it) the flood of the same map with its arcs flown again (the controller's own jumps: a
-gap's width only estimates them). A region is opened when an island is reached, or a trap
-gets a way back. First at the largest plausible value (what opens the most), then at the
-least value every opened region's easiest failed move needs, then halving the interval to
-the smallest change that opens as many: at most WHAT_IF_FLOODS_EACH floods per setting,
-WHAT_IF_FLOODS in all (``tools/bench_reach.py`` times them on the shipped maps).
+and the closure again from the same spawn nodes; for a jump height, the same plus the
+controller's own jumps flown with it from the reached side of each failed gap and riser
+(``_take_offs``; a gap's width only estimates them). A region is opened when an island
+is reached, or a trap gets a way back. First at the largest plausible value (what opens the
+most), then at the least value every opened region's easiest failed move needs, then
+halving the interval to the smallest change that opens as many: at most
+WHAT_IF_FLOODS_EACH floods per setting, WHAT_IF_FLOODS in all (``tools/bench_what_if.py``
+times them on the shipped maps).
 
 Frame and units: metres, degrees.
 """
@@ -46,7 +47,7 @@ WHAT_IF_STEP = 1.5  # a step height (jump height) up to this many times the sett
 WHAT_IF_SLOPE_DEG = 20.0  # degrees: a max slope up to this much steeper is worth suggesting
 WHAT_IF_MAX_SLOPE_DEG = 89.0  # degrees: never suggest a wall as floor
 WHAT_IF_FLOODS = 20  # floods at most per result
-WHAT_IF_ARCS = 256  # jumps flown at most per jump-height flood (the narrowest gaps first)
+WHAT_IF_ARCS = 512  # jumps flown at most per jump-height flood (the narrowest gaps first)
 WHAT_IF_FLOODS_EACH = (6, 6, 7, 6)  # at most per setting: step, slope, jump (a whole flight
 # of arcs again: the costly one), height
 RISER, GAP, CEILING, SLOPE, DROP = (CAUSE_KINDS.index(k) for k in CAUSE_KINDS)
@@ -102,6 +103,9 @@ SETTINGS = (_Setting(RISER, DROP, "step height", "step_height", "m", True),
             _Setting(SLOPE, SLOPE, "max slope", "max_slope_deg", "deg", True),
             _Setting(GAP, GAP, "jump height", "jump_height", "m", True),
             _Setting(CEILING, CEILING, "height", "height", "m", False))
+
+
+_GAP_SETTING = SETTINGS[2]
 
 
 def _needed(st: _Setting, value, settings) -> np.ndarray:
@@ -163,17 +167,23 @@ def _heads(moves: BorderMoves, n_regions: int) -> np.ndarray:
     return head
 
 
-def _take_offs(flood: Reflood):
-    """(nodes (E,), directions (E,)): where a jump over a failed gap is tried, the narrowest
-    gaps first, at most WHAT_IF_ARCS: from the reached floor towards an island, from a
-    trap towards the floor out."""
-    parts = [(m.outer, m.direction ^ 1, m.value, m.kind) for m in (flood.islands,)]
-    parts += [(m.inner, m.direction, m.value, m.kind) for m in (flood.traps,)]
-    node, dirs, value, kind = (np.concatenate(c) for c in zip(*parts, strict=True))
-    gap = np.flatnonzero(kind == GAP)
-    gap = gap[np.argsort(value[gap], kind="stable")]
-    _u, first = np.unique(node[gap] * 4 + dirs[gap], return_index=True)
-    keep = gap[np.sort(first)][:WHAT_IF_ARCS]
+def _take_offs(flood: Reflood, settings, top: float):
+    """(nodes (E,), directions (E,)): where a jump with a jump height up to ``top`` is tried,
+    at most WHAT_IF_ARCS: across each failed gap (the narrowest first), then up each riser
+    (an island's; a trap's way out, its drop) a jump could climb (the lowest first), from
+    the reached floor towards an island, from a trap towards the floor out."""
+    climb = top + settings.step_height
+    parts = []
+    for m, trap in ((flood.islands, False), (flood.traps, True)):
+        gap = (m.kind == GAP) & np.isfinite(_needed(_GAP_SETTING, m.value, settings))
+        up = (m.kind == (DROP if trap else RISER)) & (m.value <= climb)
+        rows = np.flatnonzero(gap | up)
+        node, dirs = (m.inner, m.direction) if trap else (m.outer, m.direction ^ 1)
+        parts.append((node[rows], dirs[rows], m.value[rows] + np.where(gap[rows], 0.0, 1e6)))
+    node, dirs, key = (np.concatenate(c) for c in zip(*parts, strict=True))
+    order = np.argsort(key, kind="stable")
+    _u, first = np.unique(node[order] * 4 + dirs[order], return_index=True)
+    keep = order[np.sort(first)][:WHAT_IF_ARCS]
     return node[keep], dirs[keep]
 
 
@@ -182,7 +192,7 @@ def _opened(st, value, flood: Reflood, settings, heads):
     map's moves plus the failed border moves it opens, or (a jump height) the flood flown
     again with it (``flood.jumps``)."""
     if st.kind == GAP:
-        reach, back = flood.jumps(float(value), *_take_offs(flood))
+        reach, back = flood.jumps(float(value), *_take_offs(flood, settings, float(value)))
     else:
         extra = Links.join([_extra(st, flood.islands, value, settings, False),
                             _extra(st, flood.traps, value, settings, True)])
@@ -232,8 +242,9 @@ def _best(st: _Setting, flood: Reflood, settings, heads, budget):
     need = np.concatenate([_needed(st, m.value[m.kind == _code(st, trap)], settings)
                            for m, trap in ((flood.islands, False), (flood.traps, True))])
     sign = 1.0 if st.larger else -1.0
-    if st.kind == GAP:  # its width only estimates the arcs (too short: never too long)
-        need = need[np.isfinite(need)]
+    if st.kind == GAP:  # a gap's width or a riser only estimates the arcs: fly them
+        need = np.zeros(int(settings.jump_height > 0.0)
+                        * _take_offs(flood, settings, _top(st, settings))[0].size)
     else:
         need = need[np.isfinite(need) & (sign * (need - now) > 0.0)]
     if not need.size or budget < 1:

@@ -63,6 +63,22 @@ def test_a_deck_across_a_gap_says_the_jump_height_that_reaches_it():
     assert outside.what_if == ("with jump height 0.28 m (now 0.27 m): 1 island is reached",)
 
 
+def test_a_platform_up_a_riser_says_the_jump_height_that_climbs_it():
+    """A riser is climbed by a jump too: a 0.9 m platform, jump 0.70 m: 0.72 m reaches it,
+    0.71 m does not (the controller's own jumps, flown from the floor below)."""
+    def level():
+        return TriangleMesh(*merge([grid(0, 12, 0, 8), box((6, 2, 0), (10, 6, 0.9))]))
+
+    s = S.replace(jump_height=0.7)
+    res = reachability(level(), [[2.0, 2.0, 0.0]], s)
+    (island,) = res.islands
+    assert island.causes[0].kind == "riser"
+    assert res.what_if == ("with jump height 0.72 m (now 0.70 m): 1 island is reached",)
+    assert not reachability(level(), [[2.0, 2.0, 0.0]], s.replace(jump_height=0.72)).islands
+    assert len(reachability(level(), [[2.0, 2.0, 0.0]],
+                            s.replace(jump_height=0.71)).islands) == 1
+
+
 def test_a_character_that_does_not_jump_is_told_nothing_about_jump_height():
     res = reachability(gap_scene(2.6), DECK, S)
     assert res.islands and res.islands[0].causes[0].kind == "gap"
