@@ -20,7 +20,8 @@ controller's own jumps flown with it from the reached side of each failed gap an
 (``_take_offs``; a gap's width only estimates them). A region is opened when an island
 is reached, or a trap gets a way back. First at the largest plausible value (what opens the
 most), then at the least value every opened region's easiest failed move needs, then
-halving the interval to the smallest change that opens as many: at most
+halving the interval to the smallest change that opens as many (the later jump floods fly
+only from the borders of the regions the first one opened): at most
 WHAT_IF_FLOODS_EACH floods per setting, WHAT_IF_FLOODS in all (``tools/bench_what_if.py``
 times them on the shipped maps).
 
@@ -167,17 +168,19 @@ def _heads(moves: BorderMoves, n_regions: int) -> np.ndarray:
     return head
 
 
-def _take_offs(flood: Reflood, settings, top: float):
+def _take_offs(flood: Reflood, settings, top: float, only=None):
     """(nodes (E,), directions (E,)): where a jump with a jump height up to ``top`` is tried,
     at most WHAT_IF_ARCS: across each failed gap (the narrowest first), then up each riser
     (an island's; a trap's way out, its drop) a jump could climb (the lowest first), from
-    the reached floor towards an island, from a trap towards the floor out."""
+    the reached floor towards an island, from a trap towards the floor out; ``only``: None,
+    or (islands (R,), traps (R,)) bool, the regions whose moves are tried."""
     climb = top + settings.step_height
     parts = []
     for m, trap in ((flood.islands, False), (flood.traps, True)):
         gap = (m.kind == GAP) & np.isfinite(_needed(_GAP_SETTING, m.value, settings))
         up = (m.kind == (DROP if trap else RISER)) & (m.value <= climb)
-        rows = np.flatnonzero(gap | up)
+        mine = np.ones(m.region.size, bool) if only is None else only[int(trap)][m.region]
+        rows = np.flatnonzero((gap | up) & mine)
         node, dirs = (m.inner, m.direction) if trap else (m.outer, m.direction ^ 1)
         parts.append((node[rows], dirs[rows], m.value[rows] + np.where(gap[rows], 0.0, 1e6)))
     node, dirs, key = (np.concatenate(c) for c in zip(*parts, strict=True))
@@ -187,12 +190,13 @@ def _take_offs(flood: Reflood, settings, top: float):
     return node[keep], dirs[keep]
 
 
-def _opened(st, value, flood: Reflood, settings, heads):
+def _opened(st, value, flood: Reflood, settings, heads, only=None):
     """(islands reached, traps with a way out) (R,) bool with the setting at ``value``: the
     map's moves plus the failed border moves it opens, or (a jump height) the flood flown
-    again with it (``flood.jumps``)."""
+    again with it (``flood.jumps``; ``only``: from the borders of those regions only)."""
     if st.kind == GAP:
-        reach, back = flood.jumps(float(value), *_take_offs(flood, settings, float(value)))
+        reach, back = flood.jumps(float(value),
+                                  *_take_offs(flood, settings, float(value), only))
     else:
         extra = Links.join([_extra(st, flood.islands, value, settings, False),
                             _extra(st, flood.traps, value, settings, True)])
@@ -272,7 +276,7 @@ def _best(st: _Setting, flood: Reflood, settings, heads, budget):
     probes = [] if guess is None else [steps(guess)]
     while used < budget and hi - lo > 1:
         mid = probes.pop() if probes and lo < probes[-1] < hi else (lo + hi) // 2
-        got = _opened(st, value(mid), flood, settings, heads)
+        got = _opened(st, value(mid), flood, settings, heads, best)  # those opened only
         used += 1
         if int(got[0].sum() + got[1].sum()) >= count:
             hi, best = mid, got
