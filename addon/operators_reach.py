@@ -40,14 +40,17 @@ import bpy
 import numpy as np
 
 from .. import core
-from ..core.checks.findings import region_findings
+from ..core.checks.findings import Listed, region_findings
 from ..core.checks.gate import apply_min_area
+from ..core.checks.reach_spawns import spawns_in_walls
+from ..core.checks.reach_what_if import describe
 from ..core.checks.reachability import square_cells, triangle_classes
 from ..core.checks.severity import min_areas
-from ..core.checks.targets import buried_spawns
+from ..core.checks.spawn_places import spawn_place_findings
+from ..core.checks.targets import buried_spawns, spawn_findings
 from . import level_parts, operators, results, scene_data, staleness
 
-REACH_KINDS = ("REACHABILITY", "ISLAND", "TRAP")  # row kinds this operator writes
+REACH_KINDS = ("REACHABILITY", "ISLAND", "TRAP", "SPAWN")  # row kinds this operator writes
 CELLS_NAME = "Reachability Cells"
 CELL_CLASS_ATTRIBUTE = "cell_class"  # POINT INT8 on the cells object, core's cell codes
 CELL_NORMAL_ATTRIBUTE = "normal"  # POINT FLOAT_VECTOR, the cell's face normal (world)
@@ -58,7 +61,8 @@ def summary_text(res, n_spawns, lost, fell=(), inside=()) -> str:
     """The summary row's words: reachable area, islands and traps (their areas), spawns
     standing on no floor (``lost``: names), spawns placed above the floor that fell to it
     (``fell``: (name, metres)), spawns inside a closed solid (``inside``: (spawn, solid)
-    names; they flood nothing)."""
+    names; they flood nothing), and what one setting changed alone opens (core's
+    ``what_if``: "with step height 0.42 m (now 0.35 m): 3 islands are reached")."""
     def count(regions, word):
         n = len(regions)
         area = sum(r.area for r in regions)
@@ -74,24 +78,35 @@ def summary_text(res, n_spawns, lost, fell=(), inside=()) -> str:
         text += f"; {', '.join(lost)} stand{'s' if len(lost) == 1 else ''} on no floor"
     for spawn, solid in inside:
         text += f"; {spawn} is inside the closed solid {solid}: it floods nothing"
-    return text
-
-
-def spawns_in_walls(level, spawns) -> list:
-    """(name, penetrated triangles) of the spawn capsules ``spawns`` whose capsule penetrates
-    the level (a spawn inside a wall: the game would start the character stuck)."""
-    out = []
-    for ob in spawns:
-        tris = level.mesh.penetrating_triangles(scene_data.capsule_of(ob, level.unit_scale))
-        if tris.size:
-            out.append((ob.name, int(tris.size)))
-    return out
+    return text + describe(getattr(res, "what_if", ()))
 
 
 def walled_text(walled) -> str:
-    """The summary's words for spawns inside walls (``spawns_in_walls``), or ""."""
-    return "".join(f"; spawn {name} is inside a wall (its capsule penetrates {n} "
-                   f"triangle{'' if n == 1 else 's'}): move it out" for name, n in walled)
+    """The summary's words for spawns inside walls (``walled``: (spawn, wall) names), or
+    ""."""
+    return "".join(f"; spawn {name} is inside a wall (its capsule penetrates {wall}): move "
+                   f"it out" for name, wall in walled)
+
+
+def spawn_rows(level, prep: "Prepared", res, key):
+    """(rows, walled): one SPAWN row per spawn inside a closed solid (an error: it floods
+    nothing), inside a wall, on no floor or fallen to the floor below
+    (``core.checks.targets.spawn_findings``, ``core.checks.spawn_places``: the findings the
+    CLI lists), and the (spawn, wall) names of those inside a wall."""
+    feet = scene_data.spawn_feet(prep.spawns, level.unit_scale)
+    walls = spawns_in_walls(level.mesh, feet, prep.settings)
+    names = [ob.name for ob in prep.spawns]
+
+    def name_of(t):
+        return _object_name(level, t)
+
+    solids = prep.buried[prep.buried >= 0]
+    placed = [Listed(f, np.array([t], np.int64)) for f, t in zip(
+        spawn_findings(feet, prep.buried, name_of, names), solids, strict=True)]
+    placed += spawn_place_findings(names, feet, prep.buried, walls, res, name_of)
+    walled = [(n, _object_name(level, t)) for n, t, b in zip(names, walls, prep.buried)
+              if t >= 0 and b < 0]
+    return results.finding_rows(level, "SPAWN", placed, key), walled
 
 
 def _cells_object(scene, level, res, mask):
@@ -207,7 +222,8 @@ def write_results(context, prep: Prepared, res):
             + results.finding_rows(level, "TRAP",
                                    [x for x in listed if x.finding.check == "traps"], key))
     found = bool(res.islands or res.traps)
-    walled = spawns_in_walls(level, spawns)
+    placed, walled = spawn_rows(level, prep, res, key)
+    rows += placed
     summary = summary_text(res, len(spawns), lost, fell, inside) + walled_text(walled)
     warn = bool(lost or walled or inside)
     rows.insert(0, {"kind": "REACHABILITY", "capsule": "", "label": summary,

@@ -23,6 +23,7 @@ KIND_ICONS = {
     "REACHABILITY": "ORIENTATION_GIMBAL",
     "ISLAND": "MESH_PLANE",
     "TRAP": "TRIA_DOWN",
+    "SPAWN": "ARMATURE_DATA",
 }
 KIND_NAMES = {kind: name for kind, name, _ in properties.RESULT_KINDS}
 # Said under the audits while no capsule is marked Spawn (core.checks.findings scopes them).

@@ -98,6 +98,8 @@ RESULT_KINDS = (
     ("REACHABILITY", "Reachability", "Where the character can go from the spawns (summary)"),
     ("ISLAND", "Island", "Standable floor no spawn reaches"),
     ("TRAP", "Trap", "Floor a spawn reaches but cannot leave (a pit, a one-way drop)"),
+    ("SPAWN", "Spawn", "A spawn inside a wall, on no floor, or placed above the floor it "
+     "falls to"),
     ("COLLISION_DIFF", "Render vs Collision", "Where the collision differs from the render "
      "meshes for the character: holes, invisible walls, walls it walks through, floating or "
      "sunk feet, reach that differs"),

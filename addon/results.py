@@ -422,7 +422,7 @@ def row_parts(row) -> list[tuple]:
 
 # Finding kind of a row written before rows kept their finding (kind -> check).
 ROW_CHECKS = {"STAND": "stand", "STAIRS": "stairs", "HEADROOM": "headroom", "LEDGE": "ledges",
-              "ISLAND": "islands", "TRAP": "traps"}
+              "ISLAND": "islands", "TRAP": "traps", "SPAWN": "spawns"}
 
 
 def _row_check(row) -> str:

@@ -28,7 +28,7 @@ import numpy as np
 from . import properties, scene_data
 
 SETTINGS_KINDS = ("STAND", "STAIRS", "HEADROOM", "LEDGE")
-REACH_KINDS = ("REACHABILITY", "ISLAND", "TRAP")
+REACH_KINDS = ("REACHABILITY", "ISLAND", "TRAP", "SPAWN")
 WALKABILITY_FIELDS = ("max_slope_deg", "up")
 
 

@@ -74,7 +74,8 @@ def summary(document) -> str:
                 f"  reachability: from {reach['spawns']} spawn(s), {reach['reachable_m2']:.4g} m^2 "
                 f"reachable; {reach['islands']} island(s) ({reach['islands_m2']:.3g} m^2), "
                 f"{reach['traps']} trap(s) ({reach['traps_m2']:.3g} m^2)"
-                + (f"; {lost} spawn(s) stand on no floor" if lost else ""))
+                + (f"; {lost} spawn(s) stand on no floor" if lost else "")
+                + "".join(f"; {w}" for w in reach.get("what_if", ())))
         elif "reachability" in lv["checks"]:
             lines.append("  reachability: not run, the level has no spawns (mark a capsule "
                          "Spawn, or give \"spawns\" in its sidecar)")

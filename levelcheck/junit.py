@@ -34,6 +34,9 @@ def class_name(key: str) -> str:
     return "levelcheck." + key.replace(".", "_")
 
 
+REACH_CHECKS = ("islands", "traps", "spawns")  # the findings of the "reachability" case
+
+
 def _cases(lv) -> list:
     """[(case name, finding kinds and names it holds, seconds)] of one level."""
     t = lv.get("timings_s", {})
@@ -58,9 +61,9 @@ def _cases(lv) -> list:
         if kind in lv["checks"]:
             cases.append((f"audit: {kind}", kind, float(t.get(AUDIT_TIMING[kind], 0.0))))
     if lv.get("reachability") is not None or any(
-            f["check"] in ("islands", "traps") for f in lv["findings"]):
-        # the flood's islands and traps (warnings: system-out); its time when no target
-        # case took it
+            f["check"] in REACH_CHECKS for f in lv["findings"]):
+        # the flood's islands, traps and misplaced spawns (warnings: system-out); its time
+        # when no target case took it
         cases.append(("reachability", "regions",
                       0.0 if lv.get("targets") else float(t.get("reachability", 0.0))))
     if lv.get("collision_diff") is not None:  # render against collision: one case
@@ -72,7 +75,7 @@ def _cases(lv) -> list:
 
 def _belongs(finding, holds) -> bool:
     if holds == "regions":
-        return finding["check"] in ("islands", "traps")
+        return finding["check"] in REACH_CHECKS
     if isinstance(holds, str):
         return finding["check"] == holds
     return (finding["check"], finding["name"]) in holds

@@ -5,10 +5,12 @@ looks along the four grid directions, up to BORDER_CELLS columns, for the neares
 the floor the spawns reach (for a trap: floor that can get back). The pair did not link, and
 why is read off the map between them:
 
-- the island stands more than ``step_height`` above that floor (for a trap: the floor out
-  stands that much above it): a *riser* (value: the rise);
-- the trap's floor out is lower by more than ``step_height`` (for an island: it stands
-  lower than the reached floor, a *drop* the character cannot climb back);
+- the region stands more than ``step_height`` above that floor: a *riser* (value: the
+  rise; an island up a riser);
+- it stands lower by more than ``step_height``: a *drop* (a trap whose floor out stands
+  that much above it: no way back up; an island below the reached floor);
+- a riser or a drop whose columns between hold a steep face (a ray down at the middle
+  meets it): a ramp too steep, a *slope* (value: its angle, degrees);
 - a column between holds cramped floor whose clearance is less than ``height``: a *ceiling*
   (value: the clearance);
 - a column between holds no floor within ``step_height``: a ray down there meets a steep
@@ -45,7 +47,6 @@ EYE_FRACTION = 0.9  # of the character's height: where it looks from
 EYES = 16  # reached foot points looked from, per region (half the nearest, half spread)
 TARGETS = 8  # points of a region looked at
 TARGET_LIFT = 0.01  # metres above the floor a target point is looked at
-WHAT_IF_STEP = 1.5  # a step height up to this many times the setting is worth suggesting
 CAUSE_KINDS = ("riser", "gap", "ceiling", "slope", "drop")
 EMPTY = np.empty(0, np.int64)
 
@@ -84,17 +85,17 @@ def cross_reach(settings) -> float:
 
 
 def _border_pairs(smap, h, inner, outer, settings):
-    """(i, o, k): nodes ``inner`` (I,) and the nearest node where ``outer`` (N,) holds along
-    a grid direction, k columns away (k >= 1): within ``step_height`` of the inner node's
-    height where there is one (across a gap, a ceiling, a slope), else at any height (a
-    riser, a drop)."""
+    """(i, o, k, d): nodes ``inner`` (I,) and the nearest node where ``outer`` (N,) holds
+    along grid direction d (index into DIRECTIONS), k columns away (k >= 1): within
+    ``step_height`` of the inner node's height where there is one (across a gap, a ceiling,
+    a slope), else at any height (a riser, a drop)."""
     s = settings
-    i, o, k = _pairs_within(smap, h, inner, outer, s, s.step_height)
+    i, o, k, d = _pairs_within(smap, h, inner, outer, s, s.step_height)
     rest = np.setdiff1d(inner, i)
     if rest.size:
-        i2, o2, k2 = _pairs_within(smap, h, rest, outer, s, np.inf)
-        i, o, k = np.concatenate([i, i2]), np.concatenate([o, o2]), np.concatenate([k, k2])
-    return i, o, k
+        more = _pairs_within(smap, h, rest, outer, s, np.inf)
+        i, o, k, d = (np.concatenate(pair) for pair in zip((i, o, k, d), more, strict=True))
+    return i, o, k, d
 
 
 def _pairs_within(smap, h, inner, outer, settings, band):
@@ -102,8 +103,8 @@ def _pairs_within(smap, h, inner, outer, settings, band):
     free = smap.state == FREE
     theirs, mine_mask = free & outer, free & ~outer
     kk = reach_cells(settings, smap.grid.cell) + BORDER_CELLS_EXTRA
-    out_i, out_o, out_k = [], [], []
-    for dx, dy in DIRECTIONS:
+    out_i, out_o, out_k, out_d = [], [], [], []
+    for d, (dx, dy) in enumerate(DIRECTIONS):
         rows = inner
         for k in range(1, kk + 1):
             col = shifted(smap.grid, smap.cell[rows], k * dx, k * dy)
@@ -112,13 +113,15 @@ def _pairs_within(smap, h, inner, outer, settings, band):
             out_i.append(rows[hit])
             out_o.append(j[hit])
             out_k.append(np.full(int(hit.sum()), k))
+            out_d.append(np.full(int(hit.sum()), d))
             # a free node of the inner side in between ends the search that way
             mine = smap.columns.lookup(col, h[rows], -settings.step_height,
                                        settings.step_height, mine_mask, h) >= 0
             rows = rows[~hit & ~mine]
             if not rows.size:
                 break
-    return np.concatenate(out_i), np.concatenate(out_o), np.concatenate(out_k)
+    return (np.concatenate(out_i), np.concatenate(out_o), np.concatenate(out_k),
+            np.concatenate(out_d))
 
 
 def _between(mesh, smap, h, i, o, k, settings, classes):
@@ -157,7 +160,32 @@ def _between(mesh, smap, h, i, o, k, settings, classes):
             ang = np.degrees(np.arccos(np.clip(np.abs(nrm @ u), -1.0, 1.0)))
             rows = rest[steep]
             kind[rows], value[rows], limit[rows] = 3, ang[steep], s.max_slope_deg
-    return kind, value, limit, np.where(riser[:, None] | drop[:, None], pi, point)
+    step = riser | drop
+    _ramps(mesh, smap, h, i, o, np.flatnonzero(step & (k > 1)), settings, classes,
+           (kind, value, limit))
+    step = step & (kind != 3)
+    return kind, value, limit, np.where(step[:, None], pi, point)
+
+
+def _ramps(mesh, smap, h, i, o, rows, settings, classes, out) -> None:
+    """A riser or a drop (pairs ``rows``) with columns between whose mid column holds a
+    steep face (a ray down from a step above the higher floor meets it) is a ramp too steep:
+    a *slope* (value: its angle, degrees), written into ``out`` (kind, value, limit)."""
+    if not rows.size:
+        return
+    s = settings
+    u = s.up_vector
+    kind, value, limit = out
+    mid = 0.5 * (smap.stand[i[rows]] + smap.stand[o[rows]])
+    top = np.maximum(h[i[rows]], h[o[rows]]) + s.step_height
+    start = mid + np.outer(top - mid @ u, u)
+    t, tri = raycast_chunks(mesh, start, np.tile(-u, (rows.size, 1)),
+                            np.abs(h[i[rows]] - h[o[rows]]) + 2.0 * s.step_height)
+    steep = np.isfinite(t) & (tri >= 0) & (classes[np.maximum(tri, 0)] == STEEP)
+    nrm = mesh.normals[np.maximum(tri, 0)]
+    ang = np.degrees(np.arccos(np.clip(np.abs(nrm @ u), -1.0, 1.0)))
+    hit = rows[steep]
+    kind[hit], value[hit], limit[hit] = 3, ang[steep], s.max_slope_deg
 
 
 def _border(smap, h, label, inner, settings) -> np.ndarray:
@@ -190,10 +218,13 @@ def _grouped(kind, value, limit, point) -> tuple:
     return tuple(out)
 
 
-def regions_causes(mesh, smap, h, members, outer, settings) -> list:
+def regions_causes(mesh, smap, h, members, outer, settings, moves=None) -> list:
     """Causes of each region of ``members`` (list of (M,) node arrays), ``outer`` (N,) bool
     the nodes across their borders (reached floor), in one batch; each a tuple grouped by
-    kind, most frequent first (module docstring)."""
+    kind, most frequent first (module docstring). ``moves``: None, or a list the failed
+    border moves are appended to (``reach_what_if.BorderMoves`` fields: region index, inner
+    node, outer node, grid direction inner -> outer, kind code, value), for
+    ``reach_what_if.what_if``."""
     label = np.full(smap.face.size, -1, np.int64)
     for r, m in enumerate(members):
         label[m[smap.state[m] == FREE]] = r
@@ -201,11 +232,14 @@ def regions_causes(mesh, smap, h, members, outer, settings) -> list:
     out: list = [()] * len(members)
     if not inner.size:
         return out
-    i, o, k = _border_pairs(smap, h, _border(smap, h, label, inner, settings), outer, settings)
+    i, o, k, d = _border_pairs(smap, h, _border(smap, h, label, inner, settings), outer,
+                               settings)
     if not i.size:
         return out
     kind, value, limit, point = _between(mesh, smap, h, i, o, k, settings, smap.classes)
     reg = label[i]
+    if moves is not None:
+        moves.append((reg, i, o, d, kind, value))
     for r in np.unique(reg):
         rows = reg == r
         out[r] = _grouped(kind[rows], value[rows], limit[rows], point[rows])
@@ -262,42 +296,3 @@ def regions_visible(mesh, smap, regions, eyes_from, settings, seed=0) -> np.ndar
     t, _tri = raycast_chunks(mesh, a[ok], ray[ok] / length[ok, None], length[ok])
     np.logical_or.at(seen, owner[ok], ~np.isfinite(t))
     return seen
-
-
-def what_if(islands, traps, settings) -> tuple:
-    """Short sentences when one setting opens the way into most regions: the least riser
-    (step height) or ceiling (height) of each region, and how many regions it opens."""
-    s = settings
-    regions = list(islands) + list(traps)
-    if not regions:
-        return ()
-    out = []
-    for kind, name, now in (("riser", "step height", s.step_height),
-                            ("ceiling", "height", s.height)):
-        need = [c.value for r in regions for c in r.causes[:1] if c.kind == kind]
-        if not need or len(need) * 2 < len(regions):
-            continue
-        if kind == "riser":  # a plausible change of the setting only (a roof is no step)
-            need = [v for v in need if v <= WHAT_IF_STEP * s.step_height]
-        if not need:
-            continue
-        if kind == "riser":
-            value = math.ceil(max(need) * 100.0) / 100.0
-        else:
-            value = math.floor(min(need) * 100.0) / 100.0
-        def opened(r, kind=kind, value=value):
-            c = r.causes[0] if r.causes else None
-            return c is not None and c.kind == kind and (
-                c.value <= value if kind == "riser" else c.value >= value)
-
-        n_i = sum(1 for r in islands if opened(r))
-        n_t = sum(1 for r in traps if opened(r))
-        parts = []
-        if n_i:
-            parts.append(f"{n_i} island{'s' if n_i > 1 else ''}")
-        if n_t:
-            parts.append(f"{n_t} trap{'s' if n_t > 1 else ''}")
-        verb = "has" if n_i + n_t == 1 else "have"
-        out.append(f"with {name} {value:.2f} m (now {now:.2f} m): {' and '.join(parts)} "
-                   f"{verb} a way through")
-    return tuple(out)

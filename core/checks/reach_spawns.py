@@ -65,3 +65,24 @@ def spawn_nodes(smap, h, pts, feet, drop, settings):
     if fell.size:
         nodes[fell] = nearest_nodes(smap, h, feet[fell], settings)
     return nodes, out
+
+
+def spawns_in_walls(mesh, feet, settings) -> np.ndarray:
+    """(K,) int64 for each spawn foot point ``feet`` (K, 3): the deepest triangle the
+    character's capsule standing there penetrates above ``step_height`` (a wall, a pillar,
+    a low ceiling: the game would start the player stuck), else -1. The capsule is lifted
+    by ``step_height``: a spawn sunk into its floor less than a step is stepped up out of
+    it, as the controller does, and is no bug."""
+    s = settings
+    pts = np.asarray(feet, np.float64).reshape(-1, 3)
+    out = np.full(pts.shape[0], -1, np.int64)
+    if not pts.shape[0]:
+        return out
+    u = s.up_vector
+    top = s.height - s.radius
+    a = pts + u * min(s.step_height + s.radius, top)
+    b = pts + u * top
+    got = mesh.capsule_contacts_many(a, b, np.full(pts.shape[0], s.radius))
+    first = np.unique(got.query, return_index=True)[1]  # sorted by query, deepest first
+    out[got.query[first]] = got.triangle[first]
+    return out

@@ -49,7 +49,7 @@ from .audits.standable import (
 )
 from .audits.window import MapWindow, window_worthwhile
 from .reach_arcs import WALKOFF_MAX_CELLS, ArcCache, arc_keys, fly, take_off_speed
-from .reach_explain import Cause, regions_causes, regions_visible, what_if
+from .reach_explain import Cause, regions_causes, regions_visible
 from .reach_graph import closure, mutual_components, one_way_pairs
 from .reach_links import (
     DIRECTIONS,
@@ -62,6 +62,7 @@ from .reach_links import (
     node_heights,
 )
 from .reach_spawns import nearest_nodes, spawn_floor, spawn_nodes
+from .reach_what_if import reflood, what_if
 
 __all__ = ["Cause", "Reachability", "Region", "reachability"]  # also Cause (reach_explain)
 # mutual_components and closure (reach_graph) are read from here too (collision_diff, tests)
@@ -128,7 +129,7 @@ class Reachability(NamedTuple):
     standable: StandableMap
     settings: ControllerSettings
     spawn_drop: np.ndarray = np.zeros(0)
-    what_if: tuple = ()
+    what_if: tuple = ()  # sentences: one setting changed alone opens regions (reach_what_if)
 
     def can_reach(self, points) -> np.ndarray:
         """(P,) bool: a spawn reaches the floor at foot points ``points`` (P, 3) (traps
@@ -385,14 +386,16 @@ def _regions(smap, code, group, cls, explain=None) -> tuple:
     return tuple(reg for reg, _m in out)
 
 
-def _explainer(mesh, smap, h, outer, eyes, settings):
+def _explainer(mesh, smap, h, outer, eyes, settings, moves=None):
     """callable([members, ...]) -> (causes, visible) per region, largest first: the causes
     (``regions_causes``, ``outer`` (N,) bool the floor across their borders) of the first
     REGIONS_EXPLAINED, () for the others; whether a standing character on the reached nodes
     ``eyes`` (E,) sees it, for every region: one left unjudged would be called in view (a
-    warning each; on oa_koth1 103 of 143 islands were)."""
+    warning each; on oa_koth1 103 of 143 islands were). ``moves``: None or a list the failed
+    border moves of the explained regions are appended to (``regions_causes``)."""
     def explain(members):
-        causes = regions_causes(mesh, smap, h, members[:REGIONS_EXPLAINED], outer, settings)
+        causes = regions_causes(mesh, smap, h, members[:REGIONS_EXPLAINED], outer, settings,
+                                moves)
         causes = list(causes) + [()] * (len(members) - len(causes))
         return zip(causes, regions_visible(mesh, smap, members, eyes, settings))
     return explain
@@ -542,10 +545,14 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
     h = node_heights(smap)
     free = smap.state == FREE
     eyes = np.flatnonzero(free & (code <= TRAP))
+    failed: tuple = ([], [])  # the failed border moves of the islands, of the traps
     islands = _regions(smap, code, group, ISLAND,
-                       _explainer(mesh, smap, h, free & (code <= TRAP), eyes, s))
+                       _explainer(mesh, smap, h, free & (code <= TRAP), eyes, s, failed[0]))
     traps = _regions(smap, code, group, TRAP,
-                     _explainer(mesh, smap, h, free & (code == REACHABLE), eyes, s))
+                     _explainer(mesh, smap, h, free & (code == REACHABLE), eyes, s, failed[1]))
+    n, seeds = smap.face.size, fl.spawn_cells[fl.spawn_cells >= 0]
+    again = reflood(mesh, smap, s, fl.links, failed, lambda ls: mutual_components(n, ls),
+                    lambda comp, ls: closure(comp, ls, seeds, n))
     return Reachability(faces, area, islands, traps, smap.foot, smap.face, code,
                         smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
-                        fl.spawn_drop, what_if(islands, traps, s))
+                        fl.spawn_drop, what_if(islands, traps, s, again))

@@ -41,6 +41,7 @@ from .findings import (
 from .gate import apply_min_area, apply_severity, apply_waivers, stale_finding
 from .naming import TriangleNames
 from .problems import AUDIT_KINDS
+from .reach_spawns import spawns_in_walls
 from .reachability import reachability
 from .report_rows import (
     TRIANGLES_LISTED,
@@ -54,6 +55,7 @@ from .report_rows import (
 )
 from .sanity import level_warnings
 from .severity import ERROR, count_by_severity, fails, min_areas, parse_severity
+from .spawn_places import spawn_names, spawn_place_findings
 from .targets import (
     reach_summary,
     run_reachability,
@@ -329,8 +331,13 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
             kind, result, res.settings, reach, names.label, explained))
     if reach is not None:
         solids = res.reach.buried[res.reach.buried >= 0]  # one finding per buried spawn
+        feet = np.zeros((0, 3)) if res.spawns is None else res.spawns
+        who = spawn_names(res.capsules, len(feet))
         out.extend((Listed(f, np.array([t], np.int64)), True) for f, t in zip(
-            spawn_findings(res.spawns, res.reach.buried, names.label), solids, strict=True))
+            spawn_findings(feet, res.reach.buried, names.label, who), solids, strict=True))
+        out.extend((listed, False) for listed in spawn_place_findings(
+            who, feet, res.reach.buried, spawns_in_walls(res.mesh, feet, res.settings), reach,
+            names.label))
         out.extend((listed, False) for listed in region_findings(reach))
     if res.diff is not None:
         out.extend(diff_findings(res.diff, names, TriangleNames(res.render_geometry)))

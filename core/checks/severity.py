@@ -52,6 +52,7 @@ DEFAULT_SEVERITY = {
     "stairs": WARNING,  # a flight's riser above the step height or a tread too shallow
     "islands": WARNING,  # standable floor no spawn reaches
     "traps": WARNING,  # floor a spawn reaches but cannot leave (pits, one-way drops)
+    "spawns": WARNING,  # a spawn inside a wall or on no floor (one that falls: an info)
     "ledges": INFO,  # walkable floor at the edge of a drop higher than the step height
     "level": WARNING,  # the level itself: looks rotated, centimetres, nothing to check
     # render against collision (core.collision_diff): each problem carries its own severity

@@ -74,15 +74,19 @@ def buried_spawns(mesh, spawns, settings) -> np.ndarray:
     return enclosing_solids(mesh, spawns + half * up / np.linalg.norm(up))
 
 
-def spawn_findings(spawns, buried, name_of) -> list:
+def spawn_findings(spawns, buried, name_of, names=None) -> list:
     """A Finding (kind "capsule", an error) per spawn inside a closed solid: it floods
-    nothing. ``name_of(triangle)`` names the solid."""
+    nothing. ``name_of(triangle)`` names the solid; ``names`` (K,) the spawns (None:
+    "spawn 1", ...; ``spawn_places.spawn_names``), named "spawn <name>" (a marked capsule's
+    own finding keeps its name)."""
     out = []
     for k in np.flatnonzero(np.asarray(buried) >= 0):
         point = tuple(float(x) for x in spawns[k])
         solid = str(name_of(int(buried[k])))
-        out.append(Finding("capsule", f"spawn {k + 1}", CLEAR, PENETRATING, point,
-                           f"spawn {k + 1} at {format_vector(point, 2)} is inside the closed "
+        name = f"spawn {k + 1}" if names is None else str(names[k])
+        said = name if name.startswith("spawn ") else f"spawn {name}"  # not the capsule's
+        out.append(Finding("capsule", said, CLEAR, PENETRATING, point,
+                           f"{said} at {format_vector(point, 2)} is inside the closed "
                            f"solid {solid}: it floods nothing (left out of reachability); "
                            f"move the spawn out of the solid"))
     return out
@@ -107,7 +111,8 @@ def target_findings(targets, reached) -> list:
 
 def reach_summary(reach: ReachResults | None, n_spawns: int) -> dict | None:
     """The report's ``reachability`` block (schema): spawns, spawns standing on no floor,
-    reachable m^2, islands and traps (counts and m^2); None when reachability did not run."""
+    reachable m^2, islands and traps (counts and m^2), what one setting changed alone opens
+    (``what_if`` sentences); None when reachability did not run."""
     if reach is None:
         return None
     result = reach.result
@@ -117,7 +122,8 @@ def reach_summary(reach: ReachResults | None, n_spawns: int) -> dict | None:
     return {"spawns": int(n_spawns), "spawns_on_no_floor": int((cells < 0).sum()),
             "reachable_m2": round(float(getattr(result, "reachable_area", 0.0)), 4),
             "islands": len(islands), "islands_m2": round(sum(float(r.area) for r in islands), 4),
-            "traps": len(traps), "traps_m2": round(sum(float(r.area) for r in traps), 4)}
+            "traps": len(traps), "traps_m2": round(sum(float(r.area) for r in traps), 4),
+            "what_if": [str(w) for w in getattr(result, "what_if", ())]}
 
 
 def target_rows(targets, reached) -> list:

@@ -111,7 +111,8 @@ def test_codes_rows_and_cells(scene, bpy_module, mods, unit):
                              "(9.99, 7.44, 0.36)")  # with what stops the way in (issue 24)
     assert rows[1].face_count == 1
     assert rows[0].label == (f"Reachability from 1 spawn: {res.reachable_area:.4g} m² "
-                             "reachable, 2 islands (11.5 m²), 1 trap (4 m²)")
+                             "reachable, 2 islands (11.5 m²), 1 trap (4 m²); with step "
+                             "height 0.36 m (now 0.35 m): 1 island is reached")  # issue 24 s3
     assert rows[0].value == pytest.approx(res.reachable_area, rel=1e-6)
     # the cells object: the cells no face colour shows, here the cramped floor under the slab
     ob, pos, cls = _cells(bpy)

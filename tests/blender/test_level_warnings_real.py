@@ -66,3 +66,51 @@ def test_panel_a_map_lying_on_its_side_and_a_metre_map_in_a_centimetre_scene(sce
     bpy.context.view_layer.update()
     (text,) = _sanity_in_panel(bpy, panels)
     assert "100 times too small" in text and "x 100" in text, text
+
+
+def _scaled_obj(src: Path, dst: Path, factor: float) -> Path:
+    """``src`` (an OBJ) with every vertex times ``factor`` (a map exported in other units)."""
+    out = []
+    for line in src.read_text().splitlines():
+        if line.startswith("v "):
+            x, y, z = (float(t) * factor for t in line.split()[1:4])
+            line = f"v {x!r} {y!r} {z!r}"
+        out.append(line)
+    dst.write_text("\n".join(out) + "\n")
+    return dst
+
+
+def test_cli_a_map_100_times_too_large_or_too_small_says_so_and_what_to_do(tmp_path):
+    """The shipped map in centimetres (x 100: walls of towers) and a metre map scaled to
+    centimetres of a metre (x 0.01: 100 times too small), both the right way up."""
+    clip = real_levels.levels_dir() / "oa_bases7_clip.obj"
+    big = _scaled_obj(clip, tmp_path / "big.obj", 100.0)
+    warnings, _ = _level_warnings(tmp_path / "big", big, "--up", "Z")
+    (w,) = warnings
+    assert w["code"] == "centimetres" and "Scale it to metres (x 0.01" in w["message"], w
+    assert "level: " + w["message"] in (tmp_path / "big" / "junit.xml").read_text()
+    small = _scaled_obj(clip, tmp_path / "small.obj", 0.01)
+    warnings, _ = _level_warnings(tmp_path / "small", small, "--up", "Z")
+    (w,) = warnings
+    assert w["code"] == "too_small" and "100 times too small" in w["message"], w
+    assert "Scale it up (x 100)" in w["message"]
+
+
+def test_panel_a_map_100_times_too_large_says_so_and_what_to_do(scene, bpy_module, addon):
+    """The shipped map imported right way up and scaled x 100 (a centimetre export read as
+    metres): the panel's level warning says it looks authored in centimetres and to scale it
+    by 0.01; at x 1 no warning (the control)."""
+    bpy = bpy_module
+    panels = bh.addon_module(addon, "addon.panels")
+    props = scene.capsule_collision
+    for k in ("radius", "height", "step_height", "max_slope_deg"):
+        setattr(props, k, real_levels.QUAKE_PLAYER[k])
+    clip = str(real_levels.levels_dir() / "oa_bases7_clip.obj")
+    bpy.ops.wm.obj_import(filepath=clip, up_axis="Z", forward_axis="Y")
+    ob = bpy.context.selected_objects[0]
+    bpy.context.view_layer.update()
+    assert _sanity_in_panel(bpy, panels) == []
+    ob.scale = (100.0, 100.0, 100.0)
+    bpy.context.view_layer.update()
+    (text,) = _sanity_in_panel(bpy, panels)
+    assert "centimetres" in text and "x 0.01" in text, text

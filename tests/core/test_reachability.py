@@ -513,7 +513,7 @@ def test_island_behind_a_riser_says_riser_and_what_step_height_reaches_it():
     assert cause.value == pytest.approx(0.41, abs=1e-6)
     assert cause.text.startswith("riser 0.41 m > step height 0.35 m at (")
     assert cause.point[2] == pytest.approx(0.41) and 6.0 <= cause.point[0] <= 10.0
-    assert res.what_if == ("with step height 0.41 m (now 0.35 m): 1 island has a way through",)
+    assert res.what_if == ("with step height 0.41 m (now 0.35 m): 1 island is reached",)
     # the setting it names reaches it
     assert not reachability(_platform(0.41), [[2.0, 2.0, 0.0]],
                             S.replace(step_height=0.411)).islands

@@ -228,10 +228,12 @@ def test_reachability_block_counts_spawns_islands_and_traps_and_is_null_without_
     assert block == {"spawns": 2, "spawns_on_no_floor": 1,
                      "reachable_m2": round(direct.reachable_area, 4), "islands": 1,
                      "islands_m2": round(direct.islands[0].area, 4), "traps": 0,
-                     "traps_m2": 0.0}
+                     "traps_m2": 0.0,
+                     "what_if": ["with step height 0.36 m (now 0.35 m): 1 island is reached"]}
     assert 11.5 < block["islands_m2"] <= 12.0  # the 4 x 3 m platform's top, cell by cell
     text = console.summary(combine_levels([report]))
     assert "reachability: from 2 spawn(s)" in text and "1 spawn(s) stand on no floor" in text
+    assert "; with step height 0.36 m (now 0.35 m): 1 island is reached" in text  # issue 24
 
     bare = check_level(mesh, ControllerSettings(), [], [], level="steps",
                        checks=["reachability"])
