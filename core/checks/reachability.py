@@ -69,16 +69,16 @@ REACHABLE, TRAP, ISLAND, CRAMPED_CELL, INSIDE_CELL = 0, 1, 2, 3, 4
 CELL_CLASSES = ("reachable", "trap", "island", "cramped", "inside")
 ARC_ROUNDS = 8  # rounds of arcs from newly reached nodes at most (each can reach more)
 WINDOW_MIN_SPANS = 400_000  # spans of the whole map above which the map is built tile by tile
-REGIONS_EXPLAINED = 40  # islands and traps (each) given causes and a line of sight, largest first
+REGIONS_EXPLAINED = 40  # islands and traps (each) given causes, largest first (all: a line of sight)
 WINDOW_ROUNDS = 24  # rounds of growing the built tiles at most
 
 
 class Region(NamedTuple):
     """Standable floor of one class: faces (F,) int64; area m^2; point (3,) a foot point
     where the character stands in it; visible : a standing character on reached floor sees
-    it (core/checks/reach_explain.py); causes : tuple of Cause, what stops the way in (an
-    island) or out (a trap), most frequent first (the first REGIONS_EXPLAINED regions of
-    each class; () for the others)."""
+    it (core/checks/reach_explain.py; every region); causes : tuple of Cause, what stops the
+    way in (an island) or out (a trap), most frequent first (the first REGIONS_EXPLAINED
+    regions of each class; () for the others)."""
 
     faces: np.ndarray
     area: float
@@ -359,7 +359,7 @@ def _span_faces(smap, spans):
 def _regions(smap, code, group, cls, explain=None) -> tuple:
     """The regions of class ``cls`` (ISLAND or TRAP), largest first (one small numpy split
     per class, not a loop over cells); ``explain([members, ...])`` -> (causes, visible) per
-    region, for the first REGIONS_EXPLAINED of them."""
+    region (``_explained``), in that order."""
     spans = np.flatnonzero(code == cls)
     if not spans.size:
         return ()
@@ -368,8 +368,11 @@ def _regions(smap, code, group, cls, explain=None) -> tuple:
     free = smap.state[spans] == FREE
     mid = np.stack([np.bincount(inv, smap.foot[spans, i]) for i in range(3)], 1) / np.bincount(
         inv)[:, None]
-    d = np.where(free, ((np.nan_to_num(smap.stand[spans]) - mid[inv]) ** 2).sum(1), np.inf)
-    pick = np.lexsort((d, inv))
+    stand = np.nan_to_num(smap.stand[spans])
+    d = np.where(free, ((stand - mid[inv]) ** 2).sum(1), np.inf)
+    # the free cell nearest the region's mean foot point; a tie goes to the lowest (z, y, x),
+    # never to the first face or cell (a re-export reorders those: issue 27)
+    pick = np.lexsort((stand[:, 0], stand[:, 1], stand[:, 2], d, inv))
     point = smap.stand[spans[pick[np.r_[True, inv[pick][1:] != inv[pick][:-1]]]]]
     order = np.argsort(inv, kind="stable")
     cuts = np.cumsum(np.bincount(inv))[:-1]
@@ -377,13 +380,31 @@ def _regions(smap, code, group, cls, explain=None) -> tuple:
     for r, members in enumerate(np.split(spans[order], cuts)):
         faces, a = _span_faces(smap, members)
         out.append((Region(faces, a, point[r]), members))
-    out.sort(key=lambda pair: -pair[0].area)
+    out.sort(key=_largest_first)
     if explain is not None:
-        head = out[:REGIONS_EXPLAINED]
-        whys = explain([m for _reg, m in head])
-        out[:REGIONS_EXPLAINED] = [(Region(reg.faces, reg.area, reg.point, visible, causes), m)
-                                   for (reg, m), (causes, visible) in zip(head, whys)]
+        whys = explain([m for _reg, m in out])
+        out = [(Region(reg.faces, reg.area, reg.point, visible, causes), m)
+               for (reg, m), (causes, visible) in zip(out, whys, strict=True)]
     return tuple(reg for reg, _m in out)
+
+
+def _largest_first(pair) -> tuple:
+    """Sort key of a (Region, members) pair: the largest area first (to 1e-6 m^2: a sum in
+    another order differs in its last bits), a tie by the lowest (z, y, x) point: the order
+    of the regions, like their points, does not follow the order of the faces (issue 27)."""
+    reg = pair[0]
+    x, y, z = (float(v) for v in np.nan_to_num(reg.point))
+    return (-round(float(reg.area), 6), z, y, x)
+
+
+def _explained(mesh, smap, h, members, outer, eyes, settings) -> list:
+    """(causes, visible) per region of ``members`` (largest first): the causes of the first
+    REGIONS_EXPLAINED (the search is the costly part), whether a player sees it for every
+    one, so that whether a region is listed never depends on its rank (a re-export that
+    adds a region above it would shift it past the cut: issue 27)."""
+    causes = regions_causes(mesh, smap, h, members[:REGIONS_EXPLAINED], outer, settings)
+    causes += [()] * (len(members) - len(causes))
+    return list(zip(causes, [region_visible(mesh, smap, m, eyes, settings) for m in members]))
 
 
 def triangle_classes(result: Reachability) -> np.ndarray:
@@ -499,12 +520,10 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
     h = node_heights(smap)
     free = smap.state == FREE
     eyes = np.flatnonzero(free & (code <= TRAP))
-    islands = _regions(smap, code, group, ISLAND, lambda ms: zip(
-        regions_causes(mesh, smap, h, ms, free & (code <= TRAP), s),
-        [region_visible(mesh, smap, m, eyes, s) for m in ms]))
-    traps = _regions(smap, code, group, TRAP, lambda ms: zip(
-        regions_causes(mesh, smap, h, ms, free & (code == REACHABLE), s),
-        [region_visible(mesh, smap, m, eyes, s) for m in ms]))
+    islands = _regions(smap, code, group, ISLAND, lambda ms: _explained(
+        mesh, smap, h, ms, free & (code <= TRAP), eyes, s))
+    traps = _regions(smap, code, group, TRAP, lambda ms: _explained(
+        mesh, smap, h, ms, free & (code == REACHABLE), eyes, s))
     return Reachability(faces, area, islands, traps, smap.foot, smap.face, code,
                         smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
                         fl.spawn_drop, what_if(islands, traps, s))
