@@ -4,9 +4,10 @@ without running any check again.
 
 A held finding is a dict of the report's finding fields (``check``, ``severity``, ``name``,
 ``expected``, ``got``, ``position``, ``message``, ``faces``, ``face_count``, ``value``,
-``size``, ``size_unit``, ``where``, ``count``, ``waived`` (``{"reason", "who"}`` or absent)) plus
-``stale`` (bool) and ``stale_reason`` (words, "" when current). Several held entries may stand for ONE finding: a capsule
-penetrating two objects is one row per object in the panel, one problem. The rule:
+``size``, ``size_unit``, ``where``, ``count``, ``waived`` (``{"reason", "who"}`` or absent))
+plus ``stale`` (bool) and ``stale_reason`` (words, "" when current). Several held entries may
+stand for ONE finding: a capsule penetrating two objects is one row per object in the panel,
+one problem. The rule:
 
 - ``finding_identity(entry, k)``: what a finding is about (check, name, expected, got) for
   one named by a capsule, path or event; a placed problem (with a ``where``) is always one

@@ -69,7 +69,7 @@ REACHABLE, TRAP, ISLAND, CRAMPED_CELL, INSIDE_CELL = 0, 1, 2, 3, 4
 CELL_CLASSES = ("reachable", "trap", "island", "cramped", "inside")
 ARC_ROUNDS = 8  # rounds of arcs from newly reached nodes at most (each can reach more)
 WINDOW_MIN_SPANS = 400_000  # spans of the whole map above which the map is built tile by tile
-REGIONS_EXPLAINED = 40  # islands and traps (each) given causes, largest first (all: a line of sight)
+REGIONS_EXPLAINED = 40  # islands and traps (each) given causes, largest first (all: sight)
 WINDOW_ROUNDS = 24  # rounds of growing the built tiles at most
 
 
