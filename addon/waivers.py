@@ -147,9 +147,13 @@ def mark_rows(scene, kinds=None) -> int:
         if hit is not None:
             used.add(hit)
             waived += 1
+    kinds = set(kinds or ())
+    for i in reversed(range(len(s.results))):  # a partial write (one capsule) keeps them
+        if s.results[i].got == WAIVER_STALE and s.results[i].kind in kinds:
+            s.results.remove(i)
     for k, w in enumerate(waivers):
         kind = CHECK_KINDS.get(w.check)
-        if k in used or kind is None or kinds is None or kind not in kinds:
+        if k in used or kind not in kinds:
             continue
         f = stale_finding(w)
         row = s.results.add()

@@ -166,3 +166,27 @@ def test_a_waived_difference_survives_a_re_run_and_a_baseline_in_the_cli(scene, 
         (f,) = [f for f in doc["levels"][0]["findings"] if f["check"] == "collision_diff"]
         assert f["waived"]["reason"] == REASON and f["new"] is False
         assert doc["summary"]["new_findings"] == 0
+
+
+def test_a_sidecar_waiver_written_by_hand_marks_the_capsule_and_a_gone_one_is_one_info_row(
+        scene, bpy_module, mods, tmp_path):
+    """The sidecar checked in beside the level (not written by the panel): its capsule waiver
+    marks the capsule's rows, its waiver of a capsule that is gone is ONE info row however
+    often the check runs (the live check rewrites one capsule's rows at a time)."""
+    bpy = bpy_module
+    _level(bpy, scene)
+    cap = bh.capsule("Crate clip", (1.5, 0.0, 0.1))  # stands in the crate: penetrating
+    cap.capsule_collision.expect = "CLEAR"
+    bpy.ops.wm.save_as_mainfile(filepath=str(tmp_path / "yard.blend"))
+    (tmp_path / "yard.levelcheck.json").write_text(json.dumps({"waivers": [
+        {"check": "capsule", "name": "Crate clip", "got": "penetrating", "reason": REASON,
+         "who": "ben"},
+        {"check": "capsule", "name": "Gone", "got": "penetrating", "reason": "x", "who": "ben"}]}))
+    for _ in range(2):
+        assert bpy.ops.capsule_collision.check_penetration() == {"FINISHED"}
+    rows = [r for r in scene.capsule_collision.results if r.capsule == "Crate clip"]
+    assert rows and all(r.waived_by == "ben" for r in rows if r.severity == "ERROR")
+    stale = [r for r in scene.capsule_collision.results if r.got == "waiver_stale"]
+    assert len(stale) == 1 and "capsule Gone (penetrating)" in stale[0].label
+    counts = mods.results.severity_counts(scene)
+    assert (counts["error"], counts["waived"], counts["info"]) == (0, 1, 1)
