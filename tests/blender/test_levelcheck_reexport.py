@@ -75,12 +75,15 @@ def levelcheck(level, out, *more):
     return json.loads((out / "report.json").read_text())
 
 
-# Open (issue 27): on oa_bases7 two findings of 337 still follow the face order, inside two
-# checks rather than in any identity: the stair audit finds 522 riser rows in the file's
-# order and 528 reversed (a too-high flight at (101.6, -3.0, 3.25) only then), and the flood
-# scopes the other of two mirrored 21.1 m ledges, (-43, -7.25) or (-43, 6.75), to reached
-# floor. Strict: the day they are fixed this fails until the mark goes.
-ORDER_DEPENDENT = {"oa_bases7": "the stair audit and the flood's scoping follow face order"}
+# Open (issue 27): on two maps a finding or two still follow the face order inside the audits
+# rather than in any identity (measured under load, faces reversed, vertices permuted).
+# oa_bases7 (1 of 337 new): the stair audit finds 522 riser rows in the file's order and 528
+# reversed (its tread rays take the first of two equally near faces), so a too-high flight at
+# (101.6, -3.0, 3.25) appears only then. oa_koth1 (2 of 265): the stair audit again, and the
+# ledge audit splits one run in two in one order (301 runs or 299). Strict: the day they are
+# fixed this fails until the mark goes.
+ORDER_DEPENDENT = {"oa_bases7": "the stair audit follows face order (1 of 337 new)",
+                   "oa_koth1": "the stair and ledge audits follow face order (2 of 265 new)"}
 MAP_PARAMS = [pytest.param(m, marks=pytest.mark.xfail(strict=True, reason=ORDER_DEPENDENT[m]))
               if m in ORDER_DEPENDENT else m for m in real_levels.MAPS]
 
