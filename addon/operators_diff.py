@@ -21,6 +21,8 @@ import numpy as np
 
 from .. import core
 from ..core.checks.collision_diff import DIFF_KINDS
+from ..core.checks.diff_report import EXPECTED as DIFF_EXPECTED
+from ..core.checks.findings import identity_point
 from ..core.checks.verdicts import format_vector
 from . import operators, results, scene_render
 
@@ -67,8 +69,21 @@ def problem_rows(problem, k, sides) -> list[dict]:
                 "unmapped": int(unmapped), "stamp": level.stamp, "inputs": "",
                 "severity": problem.severity.upper(), "has_bounds": True,
                 "bounds": _box(level, tris),
-                "position": tuple(np.asarray(problem.point, float) / level.unit_scale)})
+                "position": tuple(np.asarray(problem.point, float) / level.unit_scale),
+                **diff_identity(problem)})
     return rows
+
+
+def diff_identity(problem) -> dict:
+    """The row fields naming ``problem`` as report.json does (``core.checks.diff_report``:
+    check ``collision_diff``, got its kind, ``where`` its point on the identity grid), so a
+    row can be waived and Export Report writes the CLI's finding."""
+    where = identity_point(problem.point)
+    return {"check": "collision_diff", "finding": f"{problem.kind} at {format_vector(where, 2)}",
+            "expected": DIFF_EXPECTED, "got": problem.kind, "where": where, "has_where": True,
+            "has_position": True,
+            "size": float(problem.size),
+            "size_unit": "m" if problem.kind == "walk_through_wall" else "m2"}
 
 
 def summary_text(diff, n_spawns: int) -> str:

@@ -6,7 +6,7 @@ compute a check. Staleness uses the level cache's current stamp when it has one 
 
 import bpy
 
-from ..core.checks.held import count_findings
+from ..core.checks.held import count_findings, waived_count
 from ..core.checks.sanity import level_warnings
 from . import cache, live, properties, results, scene_data, staleness
 
@@ -94,7 +94,12 @@ class CAPSULE_COLLISION_UL_results(bpy.types.UIList):
             icon = KIND_ICONS.get(item.kind, "DOT")
         reasons = _stale_by_scene.get(getattr(item.id_data, "name", ""), [])
         stale = reasons[index] if index < len(reasons) else ""
-        row.label(text=item.label + (f"  [stale: {stale}]" if stale else ""), icon=icon)
+        note = f"  [stale: {stale}]" if stale else ""
+        if item.waived_by:  # marked as intended: greyed, with a tick, counted apart
+            row.active = False
+            icon = "CHECKMARK"
+            note += f"  [waived by {item.waived_by}: {item.waived_reason}]"
+        row.label(text=item.label + note, icon=icon)
         if has_target(item):
             op = row.operator("capsule_collision.select_result", text="",
                               icon="RESTRICT_SELECT_OFF", emboss=False)
@@ -162,6 +167,8 @@ def check_counts(rows) -> list[tuple[str, str]]:
     for kind, entries in by_kind.items():
         c = count_findings(entries)
         words = [f"{n} {s}{'' if n == 1 else 's'}" for s, n in c.items() if n]
+        waived = waived_count(entries)
+        words += [f"{waived} waived"] if waived else []
         out.append((kind, ", ".join(words)))
     return out
 
@@ -342,6 +349,9 @@ class CAPSULE_COLLISION_PT_results(SidebarPanel):
                      icon="TRIA_LEFT").step = -1
         row.operator("capsule_collision.goto_finding", text="Next",
                      icon="TRIA_RIGHT").step = 1
+        row = layout.row(align=True)
+        row.operator("capsule_collision.waive_finding", icon="CHECKMARK")
+        row.operator("capsule_collision.remove_waiver", icon="X")
         text = stale_summary(reasons)
         if text:
             layout.label(text=text, icon="ERROR")

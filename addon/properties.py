@@ -256,6 +256,9 @@ class CAPSULE_COLLISION_PG_result(bpy.types.PropertyGroup):
     count: IntProperty(name="Count", default=1, min=0,
                        description="How many problems the finding stands for (an info row "
                        "counting those out of reach)")
+    waived_by: StringProperty(name="Waived By", description="Who marked this finding as "
+                              "intended (a waiver in the level's sidecar); empty: not waived")
+    waived_reason: StringProperty(name="Waiver Reason", description="Why it is intended")
     spans: StringProperty(
         name="Spans", description="JSON: the row's faces on its other objects, "
         "[[object, instancer, base64 faces, unmapped], ...] (Object holds the most)",

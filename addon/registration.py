@@ -18,6 +18,7 @@ from . import (
     operators_reach,
     operators_recheck,
     operators_select,
+    operators_waive,
     operators_walk,
     overlay,
     panels,
@@ -29,8 +30,8 @@ from . import (
 # properties first: the other modules' classes point at its property groups
 classes = tuple(c for m in (properties, operators, operators_select, operators_recheck,
                            operators_audit, operators_reach, operators_walk, operators_proxy,
-                           operators_export, operators_diff, panels, panels_authoring,
-                           panels_diff)
+                           operators_export, operators_diff, operators_waive, panels,
+                           panels_authoring, panels_diff)
                 for c in m.classes)
 HOOK_MODULES = (live, gizmos, overlay)
 

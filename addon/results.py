@@ -11,9 +11,9 @@ import json
 import bpy
 import numpy as np
 
-from ..core.checks.held import count_findings
+from ..core.checks.held import count_findings, waived_count
 from ..core.checks.severity import PASSED, SEVERITIES
-from . import properties, scene_data
+from . import properties, scene_data, waivers
 
 RESULTS_COLLECTION = scene_data.RESULTS_COLLECTION  # "Capsule Collision Results"
 
@@ -319,6 +319,7 @@ def replace_rows(scene, kinds, rows, owners=None):
                 row.faces = properties.encode_faces(value)
             else:
                 setattr(row, key, value)
+    waivers.mark_rows(scene, set(kinds))  # the sidecar's waivers, stale ones as info rows
     s.results_index = min(s.results_index, len(s.results) - 1)
 
 
@@ -457,7 +458,9 @@ def held_entry(row, unit: float, stale: str = "", faces: bool = True) -> dict:
             "size": float(row.size) if row.size_unit else None,
             "size_unit": row.size_unit or None,
             "where": tuple(row.where) if row.has_where else None,
-            "count": int(row.count), "stale": bool(stale), "stale_reason": stale}
+            "count": int(row.count), "stale": bool(stale), "stale_reason": stale,
+            **({"waived": {"reason": row.waived_reason, "who": row.waived_by}}
+               if row.waived_by else {})}
 
 
 def faces_by_mesh(level, tris) -> dict:
@@ -487,19 +490,24 @@ def severity_counts(scene) -> dict:
     objects are one finding), what Export Report's summary counts; passed rows as rows
     (data rows such as walkability classes are not counted)."""
     rows = scene.capsule_collision.results
-    counts = count_findings([held_entry(r, 1.0, faces=False) for r in finding_rows_of(rows)])
+    entries = [held_entry(r, 1.0, faces=False) for r in finding_rows_of(rows)]
+    counts = count_findings(entries)
+    counts["waived"] = waived_count(entries)  # not in error/warning/info, as the CLI counts
     counts[PASSED] = sum(1 for r in rows if r.severity == "PASSED")
     return counts
 
 
 def summary_text(counts) -> str:
-    """"2 errors, 1 warning, 4 passed" (infos only when there are some)."""
+    """"2 errors, 1 warning, 4 passed" (infos and waived findings only when there are
+    some)."""
     def n(count, word):
         return f"{count} {word}{'' if count == 1 else 's'}"
 
     parts = [n(counts["error"], "error"), n(counts["warning"], "warning")]
     if counts["info"]:
         parts.append(n(counts["info"], "info"))
+    if counts.get("waived"):
+        parts.append(f"{counts['waived']} waived")
     return ", ".join(parts) + f", {counts[PASSED]} passed"
 
 

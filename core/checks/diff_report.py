@@ -16,6 +16,7 @@ import numpy as np
 from .collision_diff import DIFF_KINDS
 from .findings import Listed, identity_point
 from .naming import TriangleNames
+from .severity import SEVERITIES
 from .verdicts import Finding, format_vector
 
 EXPECTED = "render and collision agree"
@@ -41,13 +42,22 @@ def _named(names: TriangleNames, faces, limit: int) -> str:
     return "; ".join(parts) + (f" and {more} more" if more > 0 else "")
 
 
+def _by_place(problem) -> tuple:
+    """Sort key keeping ``diff.problems``' order (severity, kind, largest first) with a tie
+    broken by place (the lowest (z, y, x) identity point), never by face order (issue 27)."""
+    x, y, z = identity_point(problem.point)
+    return (SEVERITIES.index(problem.severity), DIFF_KINDS.index(problem.kind),
+            -round(float(problem.size), 6), z, y, x)
+
+
 def diff_findings(diff, names: TriangleNames, render_names: TriangleNames) -> list:
-    """[(Listed, bracket False)] per problem of ``diff`` (a CollisionDiff), in its order: its
+    """[(Listed, bracket False)] per problem of ``diff`` (a CollisionDiff), in its order (a
+    tie by place, ``_by_place``): its
     collision triangles (to select), its size (m^2, m of a wall) and its identity point (a
     re-export keeps it: never a face index). ``names`` name collision triangles,
     ``render_names`` render triangles."""
     out = []
-    for p in diff.problems:
+    for p in sorted(diff.problems, key=_by_place):
         wall = p.kind == "walk_through_wall"
         unit = "m" if wall else "m^2"
         where = identity_point(p.point)

@@ -73,9 +73,12 @@ class WorstFirst(NamedTuple):
 
 
 def worst_first(kind: str, result) -> WorstFirst:
-    """``problems.audit_problems(kind, result)`` sorted worst first (stable)."""
+    """``problems.audit_problems(kind, result)`` sorted worst first; a tie by place (the
+    lowest (z, y, x) centre), never by the order of the faces (issue 27)."""
     p = audit_problems(kind, result)
-    order = np.argsort(p.value if p.worse == "min" else -p.value, kind="stable")
+    centre = np.nan_to_num(np.asarray(p.centre, np.float64)).reshape(-1, 3)
+    order = np.lexsort((centre[:, 0], centre[:, 1], centre[:, 2],
+                        p.value if p.worse == "min" else -p.value))
     faces = np.asarray(result.riser if kind == "stairs" else result.faces, np.int64)
     rows = p.rows[order]
     if kind == "stairs":

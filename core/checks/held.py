@@ -4,9 +4,10 @@ without running any check again.
 
 A held finding is a dict of the report's finding fields (``check``, ``severity``, ``name``,
 ``expected``, ``got``, ``position``, ``message``, ``faces``, ``face_count``, ``value``,
-``size``, ``size_unit``, ``where``, ``count``) plus ``stale`` (bool) and ``stale_reason``
-(words, "" when current). Several held entries may stand for ONE finding: a capsule
-penetrating two objects is one row per object in the panel, one problem. The rule:
+``size``, ``size_unit``, ``where``, ``count``, ``waived`` (``{"reason", "who"}`` or absent))
+plus ``stale`` (bool) and ``stale_reason`` (words, "" when current). Several held entries may
+stand for ONE finding: a capsule penetrating two objects is one row per object in the panel,
+one problem. The rule:
 
 - ``finding_identity(entry, k)``: what a finding is about (check, name, expected, got) for
   one named by a capsule, path or event; a placed problem (with a ``where``) is always one
@@ -38,7 +39,13 @@ def finding_identity(entry: dict, k: int = 0) -> tuple:
     path, an event); a placed problem (one with a ``where``: a region, flight, run, island,
     trap or an info counting them) is one held entry, whatever it shares with another (two
     ledge runs can round to one ``where``), so its identity is its place in ``entries``,
-    ``k``."""
+    ``k``; but the rows of one render-vs-collision difference (one per side and object)
+    are one finding: its ``where`` and exact ``position``."""
+    if (entry.get("check") == "collision_diff" and entry.get("where") is not None
+            and entry.get("position") is not None):
+        # one difference's rows, one per side (render, collision) and object
+        return ("placed", entry["check"], entry.get("got", ""), tuple(entry["where"]),
+                tuple(round(float(x), 6) for x in entry["position"]))
     if entry.get("where") is not None:
         return ("placed", k)
     return (entry["check"], entry["name"], entry.get("expected", ""), entry.get("got", ""))
@@ -78,8 +85,16 @@ def merge_findings(entries) -> list[dict]:
 
 
 def count_findings(entries) -> dict:
-    """``{"error": n, "warning": m, "info": k}`` findings among ``entries`` (merged)."""
-    return count_by_severity(f["severity"] for f in merge_findings(entries))
+    """``{"error": n, "warning": m, "info": k}`` findings among ``entries`` (merged) that no
+    waiver names (an entry's ``waived``: ``{"reason", "who"}``); ``waived_count`` counts the
+    others, as a run's summary does (``report._summarise``)."""
+    return count_by_severity(f["severity"] for f in merge_findings(entries)
+                             if not f.get("waived"))
+
+
+def waived_count(entries) -> int:
+    """How many findings among ``entries`` (merged) a waiver names."""
+    return sum(1 for f in merge_findings(entries) if f.get("waived"))
 
 
 def _finding_row(f: dict) -> dict:
@@ -104,6 +119,8 @@ def _finding_row(f: dict) -> dict:
     row["size_unit"] = f.get("size_unit") if size is not None else None
     if row["stale"]:
         row["stale_reason"] = f.get("stale_reason", "")
+    if f.get("waived"):
+        row["waived"] = {"reason": f["waived"]["reason"], "who": f["waived"]["who"]}
     return row
 
 
@@ -123,7 +140,8 @@ def held_level(entries, *, level: str, file: str | None = None, objects=(),
         "min_reported_depth_m": float(min_depth), "warnings": [],
         "walkability": walkability, "capsules": [], "walks": [], "frame_rates": [],
         "targets": [], "reachability": None, "audits": {}, "findings": findings,
-        "timings_s": {}, "ok": not any(f["severity"] == SEVERITIES[0] for f in findings),
+        "timings_s": {}, "ok": not any(f["severity"] == SEVERITIES[0] and not f.get("waived")
+                                       for f in findings),
         "stale_findings": sum(f["stale"] for f in findings),
     }
 

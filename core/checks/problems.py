@@ -196,17 +196,22 @@ def stair_problems(result) -> AuditProblems:
 
 def ledge_problems(result) -> AuditProblems:
     """Every run of a ``LedgeResult``, covering the faces of all its edges (size: its
-    length)."""
+    length; centre: the middle of its end points)."""
     n = len(result.faces)
     rows = np.arange(n, dtype=np.int64)
     length = np.asarray(getattr(result, "length", np.full(n, np.nan)), np.float64)
     position = np.asarray(result.position, np.float64).reshape(-1, 3)
+    # where a run is (its identity): the middle of its end points, never its deepest sample,
+    # which along a run of one drop is whichever edge came first (issue 27: oa_koth1
+    # re-exported with its faces reversed moved a 16 m run's sample 11 m along it)
+    start = np.asarray(getattr(result, "start", position), np.float64).reshape(-1, 3)
+    end = np.asarray(getattr(result, "end", position), np.float64).reshape(-1, 3)
     return AuditProblems("ledges", severity_of("ledges"), rows,
                          np.concatenate([np.asarray(result.faces, np.int64),
                                          np.asarray(result.edge_faces, np.int64)]),
                          np.concatenate([rows, np.asarray(result.edge_run, np.int64)]),
                          np.asarray(result.drop, np.float64), position, "max", "runs",
-                         length, "m", position,
+                         length, "m", 0.5 * (start + end),
                          np.concatenate([position, position[np.asarray(result.edge_run,
                                                                        np.int64)]]),
                          np.zeros(n + len(result.edge_faces)))

@@ -369,8 +369,11 @@ def _regions(smap, code, group, cls, explain=None) -> tuple:
     free = smap.state[spans] == FREE
     mid = np.stack([np.bincount(inv, smap.foot[spans, i]) for i in range(3)], 1) / np.bincount(
         inv)[:, None]
-    d = np.where(free, ((np.nan_to_num(smap.stand[spans]) - mid[inv]) ** 2).sum(1), np.inf)
-    pick = np.lexsort((d, inv))
+    stand = np.nan_to_num(smap.stand[spans])
+    d = np.where(free, ((stand - mid[inv]) ** 2).sum(1), np.inf)
+    # the free cell nearest the region's mean foot point; a tie goes to the lowest (z, y, x),
+    # never to the first face or cell (a re-export reorders those: issue 27)
+    pick = np.lexsort((stand[:, 0], stand[:, 1], stand[:, 2], d, inv))
     point = smap.stand[spans[pick[np.r_[True, inv[pick][1:] != inv[pick][:-1]]]]]
     order = np.argsort(inv, kind="stable")
     cuts = np.cumsum(np.bincount(inv))[:-1]
@@ -378,12 +381,21 @@ def _regions(smap, code, group, cls, explain=None) -> tuple:
     for r, members in enumerate(np.split(spans[order], cuts)):
         faces, a = _span_faces(smap, members)
         out.append((Region(faces, a, point[r]), members))
-    out.sort(key=lambda pair: -pair[0].area)
+    out.sort(key=_largest_first)
     if explain is not None:
         whys = explain([m for _reg, m in out])
         out = [(Region(reg.faces, reg.area, reg.point, visible, causes), m)
-               for (reg, m), (causes, visible) in zip(out, whys)]
+               for (reg, m), (causes, visible) in zip(out, whys, strict=True)]
     return tuple(reg for reg, _m in out)
+
+
+def _largest_first(pair) -> tuple:
+    """Sort key of a (Region, members) pair: the largest area first (to 1e-6 m^2: a sum in
+    another order differs in its last bits), a tie by the lowest (z, y, x) point: the order
+    of the regions, like their points, does not follow the order of the faces (issue 27)."""
+    reg = pair[0]
+    x, y, z = (float(v) for v in np.nan_to_num(reg.point))
+    return (-round(float(reg.area), 6), z, y, x)
 
 
 def _explainer(mesh, smap, h, outer, eyes, settings, moves=None):

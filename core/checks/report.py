@@ -438,7 +438,8 @@ def gates(finding: dict, fail_on: str) -> bool:
 def _summarise(document: dict, fail_on: str) -> dict:
     """Set each level's and the document's ``ok`` and the summary's counts for ``fail_on``:
     a finding fails the gate when its severity is at or above ``fail_on`` and, with a
-    baseline, it is new."""
+    baseline, it is new. ``by_severity`` counts the findings no waiver names, ``waived``
+    the others (the panel counts the same way: ``held.count_findings``)."""
     levels = document["levels"]
     findings = [f for lv in levels for f in lv["findings"]]
     failing = 0
@@ -449,7 +450,9 @@ def _summarise(document: dict, fail_on: str) -> dict:
     new = [f for f in findings if f.get("new")]
     summary = document["summary"]
     summary.update(levels=len(levels), findings=len(findings),
-                   by_severity=count_by_severity(f["severity"] for f in findings),
+                   by_severity=count_by_severity(f["severity"] for f in findings
+                                                 if not f.get("waived")),
+                   waived=sum(1 for f in findings if f.get("waived")),
                    fail_on=fail_on, failing=failing, ok=failing == 0)
     if document.get("baseline") is not None:
         summary["new_findings"] = len(new)
