@@ -49,7 +49,7 @@ from .audits.standable import (
 )
 from .audits.window import MapWindow, window_worthwhile
 from .reach_arcs import WALKOFF_MAX_CELLS, ArcCache, arc_keys, fly, take_off_speed
-from .reach_explain import Cause, regions_causes, regions_visible
+from .reach_explain import Cause
 from .reach_graph import closure, mutual_components, one_way_pairs
 from .reach_links import (
     DIRECTIONS,
@@ -61,6 +61,7 @@ from .reach_links import (
     neighbour_links,
     node_heights,
 )
+from .reach_regions import Region, explainer, regions, span_faces
 from .reach_spawns import nearest_nodes, spawn_floor, spawn_nodes
 from .reach_what_if import reflood, what_if
 
@@ -71,26 +72,10 @@ REACHABLE, TRAP, ISLAND, CRAMPED_CELL, INSIDE_CELL = 0, 1, 2, 3, 4
 CELL_CLASSES = ("reachable", "trap", "island", "cramped", "inside")
 ARC_ROUNDS = 8  # rounds of arcs from newly reached nodes at most (each can reach more)
 WINDOW_MIN_SPANS = 400_000  # spans of the whole map above which the map is built tile by tile
-REGIONS_EXPLAINED = 40  # islands and traps (each) given causes, largest first (every region
-# is given a line of sight: an island left unjudged would be called in view, a warning)
 WINDOW_ROUNDS = 24  # rounds of growing the built tiles at most
 WINDOW_WHOLE_SHARE = 0.05  # a round that would build more than this share of the floor tiles
 #   builds the whole map instead (open floor keeps spilling out: re-flooding a growing
 #   window costs 2-3x one flood of the whole map; bench_reach rows huge 1 %, arena 7 %)
-
-
-class Region(NamedTuple):
-    """Standable floor of one class: faces (F,) int64; area m^2; point (3,) a foot point
-    where the character stands in it; visible : a standing character on reached floor sees
-    it (core/checks/reach_explain.py; judged for every region); causes : tuple of Cause,
-    what stops the way in (an island) or out (a trap), most frequent first (the first
-    REGIONS_EXPLAINED regions of each class; () for the others)."""
-
-    faces: np.ndarray
-    area: float
-    point: np.ndarray
-    visible: bool = True
-    causes: tuple = ()
 
 
 class Reachability(NamedTuple):
@@ -347,72 +332,6 @@ def _cell_classes(smap, links: Links, reach, back, settings):
     return code.astype(np.int8), group
 
 
-def _span_faces(smap, spans):
-    """Faces and their areas (m^2) of the spans ``spans`` (S,) (faces crossing no cell centre
-    included through their span): (faces (F,) sorted, area float)."""
-    lone = np.flatnonzero(np.isin(smap.face_span, spans))
-    faces = np.unique(np.concatenate([smap.face[spans], lone]))
-    area = float(smap.weight[spans].sum() + smap.standable_area[lone].sum()
-                 + smap.cramped_area[lone].sum())
-    return faces, area
-
-
-def _regions(smap, code, group, cls, explain=None) -> tuple:
-    """The regions of class ``cls`` (ISLAND or TRAP), largest first (one small numpy split
-    per class, not a loop over cells); ``explain([members, ...])`` -> (causes, visible) per
-    region (``_explainer``)."""
-    spans = np.flatnonzero(code == cls)
-    if not spans.size:
-        return ()
-    _labels, inv = np.unique(group[spans], return_inverse=True)
-    inv = inv.ravel()
-    free = smap.state[spans] == FREE
-    mid = np.stack([np.bincount(inv, smap.foot[spans, i]) for i in range(3)], 1) / np.bincount(
-        inv)[:, None]
-    stand = np.nan_to_num(smap.stand[spans])
-    d = np.where(free, ((stand - mid[inv]) ** 2).sum(1), np.inf)
-    # the free cell nearest the region's mean foot point; a tie goes to the lowest (z, y, x),
-    # never to the first face or cell (a re-export reorders those: issue 27)
-    pick = np.lexsort((stand[:, 0], stand[:, 1], stand[:, 2], d, inv))
-    point = smap.stand[spans[pick[np.r_[True, inv[pick][1:] != inv[pick][:-1]]]]]
-    order = np.argsort(inv, kind="stable")
-    cuts = np.cumsum(np.bincount(inv))[:-1]
-    out = []
-    for r, members in enumerate(np.split(spans[order], cuts)):
-        faces, a = _span_faces(smap, members)
-        out.append((Region(faces, a, point[r]), members))
-    out.sort(key=_largest_first)
-    if explain is not None:
-        whys = explain([m for _reg, m in out])
-        out = [(Region(reg.faces, reg.area, reg.point, visible, causes), m)
-               for (reg, m), (causes, visible) in zip(out, whys, strict=True)]
-    return tuple(reg for reg, _m in out)
-
-
-def _largest_first(pair) -> tuple:
-    """Sort key of a (Region, members) pair: the largest area first (to 1e-6 m^2: a sum in
-    another order differs in its last bits), a tie by the lowest (z, y, x) point: the order
-    of the regions, like their points, does not follow the order of the faces (issue 27)."""
-    reg = pair[0]
-    x, y, z = (float(v) for v in np.nan_to_num(reg.point))
-    return (-round(float(reg.area), 6), z, y, x)
-
-
-def _explainer(mesh, smap, h, outer, eyes, settings, moves=None):
-    """callable([members, ...]) -> (causes, visible) per region, largest first: the causes
-    (``regions_causes``, ``outer`` (N,) bool the floor across their borders) of the first
-    REGIONS_EXPLAINED, () for the others; whether a standing character on the reached nodes
-    ``eyes`` (E,) sees it, for every region: one left unjudged would be called in view (a
-    warning each; on oa_koth1 103 of 143 islands were). ``moves``: None or a list the failed
-    border moves of the explained regions are appended to (``regions_causes``)."""
-    def explain(members):
-        causes = regions_causes(mesh, smap, h, members[:REGIONS_EXPLAINED], outer, settings,
-                                moves)
-        causes = list(causes) + [()] * (len(members) - len(causes))
-        return zip(causes, regions_visible(mesh, smap, members, eyes, settings))
-    return explain
-
-
 def triangle_classes(result: Reachability) -> np.ndarray:
     """(T,) int8 per triangle of the mesh: the best class (REACHABLE, then TRAP, then ISLAND,
     as a covered cell takes) of the standable floor on it: its cells', or for a triangle
@@ -553,15 +472,15 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
                         Scope(cache=cache, progress=lambda f: tell(0.6 + 0.35 * f)))
     tell(0.95)
     code, group = _cell_classes(smap, fl.links, fl.reach, fl.back, s)
-    faces, area = _span_faces(smap, np.flatnonzero(code <= TRAP))
+    faces, area = span_faces(smap, np.flatnonzero(code <= TRAP))
     h = node_heights(smap)
     free = smap.state == FREE
     eyes = np.flatnonzero(free & (code <= TRAP))
     failed: tuple = ([], [])  # the failed border moves of the islands, of the traps
-    islands = _regions(smap, code, group, ISLAND,
-                       _explainer(mesh, smap, h, free & (code <= TRAP), eyes, s, failed[0]))
-    traps = _regions(smap, code, group, TRAP,
-                     _explainer(mesh, smap, h, free & (code == REACHABLE), eyes, s, failed[1]))
+    islands = regions(smap, code, group, ISLAND,
+                      explainer(mesh, smap, h, free & (code <= TRAP), eyes, s, failed[0]))
+    traps = regions(smap, code, group, TRAP,
+                    explainer(mesh, smap, h, free & (code == REACHABLE), eyes, s, failed[1]))
     n, seeds = smap.face.size, fl.spawn_cells[fl.spawn_cells >= 0]
     again = reflood(mesh, smap, s, fl.links, failed, lambda ls: mutual_components(n, ls),
                     lambda comp, ls: closure(comp, ls, seeds, n))

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import scenes
 from capsule_collision.core import reachability
-from capsule_collision.core.checks import reachability as reach_module
+from capsule_collision.core.checks import reach_regions as reach_module
 from capsule_collision.core.checks.findings import identity_point, region_findings
 from capsule_collision.core.mesh.triangle_mesh import TriangleMesh
 

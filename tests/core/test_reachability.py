@@ -531,7 +531,7 @@ def test_every_island_is_judged_in_view_or_not_not_only_the_explained(monkeypatc
     """Regression (oa_koth1: 103 of 143 islands, past the 40 given causes, were called in
     view unjudged, a warning each): a 0.41 m platform in view and two 3 m roofs, with causes
     for the largest region only: each roof is still judged out of view."""
-    import capsule_collision.core.checks.reachability as reach_module
+    import capsule_collision.core.checks.reach_regions as reach_module
     monkeypatch.setattr(reach_module, "REGIONS_EXPLAINED", 1)
     mesh = TriangleMesh(*scenes.merge([scenes.grid(0, 12, 0, 8),
                                        scenes.box((6, 2, 0), (10, 6, 0.41)),
