@@ -39,6 +39,14 @@ def test_cli_a_z_up_map_read_y_up_says_it_lies_on_its_side_and_what_to_pass(tmp_
     assert right == []
 
 
+def _quake_panel(scene, addon):
+    """(the add-on's panels module, the scene's settings) with Quake's player typed in."""
+    props = scene.capsule_collision
+    for k in ("radius", "height", "step_height", "max_slope_deg"):
+        setattr(props, k, real_levels.QUAKE_PLAYER[k])
+    return bh.addon_module(addon, "addon.panels"), props
+
+
 def _sanity_in_panel(bpy, panels):
     assert bpy.ops.capsule_collision.classify_walkability() == {"FINISHED"}
     return panels.sanity_warnings(bpy.context.scene)
@@ -47,10 +55,7 @@ def _sanity_in_panel(bpy, panels):
 def test_panel_a_map_lying_on_its_side_and_a_metre_map_in_a_centimetre_scene(scene,
                                                                            bpy_module, addon):
     bpy = bpy_module
-    panels = bh.addon_module(addon, "addon.panels")
-    props = scene.capsule_collision
-    for k in ("radius", "height", "step_height", "max_slope_deg"):
-        setattr(props, k, real_levels.QUAKE_PLAYER[k])
+    panels, props = _quake_panel(scene, addon)
     clip = str(real_levels.levels_dir() / "oa_bases7_clip.obj")
     bpy.ops.wm.obj_import(filepath=clip)  # the importer's default: up Y
     bpy.context.view_layer.update()
@@ -101,10 +106,7 @@ def test_panel_a_map_100_times_too_large_says_so_and_what_to_do(scene, bpy_modul
     metres): the panel's level warning says it looks authored in centimetres and to scale it
     by 0.01; at x 1 no warning (the control)."""
     bpy = bpy_module
-    panels = bh.addon_module(addon, "addon.panels")
-    props = scene.capsule_collision
-    for k in ("radius", "height", "step_height", "max_slope_deg"):
-        setattr(props, k, real_levels.QUAKE_PLAYER[k])
+    panels, _props = _quake_panel(scene, addon)
     clip = str(real_levels.levels_dir() / "oa_bases7_clip.obj")
     bpy.ops.wm.obj_import(filepath=clip, up_axis="Z", forward_axis="Y")
     ob = bpy.context.selected_objects[0]
