@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import core
 from ..core.checks.findings import EMPTY_I, OUT_OF_REACH, audit_findings, low_headroom_regions
-from ..core.checks.gate import BELOW_MIN_AREA, COUNTING, apply_min_area
+from ..core.checks.gate import BELOW_MIN_AREA, COUNTING, min_area_listed
 from ..core.checks.naming import TriangleNames
 from ..core.checks.problems import audit_problems
 from ..core.checks.severity import min_areas
@@ -68,8 +68,7 @@ def run_audit(context, kind):
                      if kind == "STAND" else EMPTY_I)  # listed by the headroom audit
         listed = audit_findings(finding_kind, result, settings, reach,
                                 TriangleNames(level).label, explained)
-        listed = [x for x, _ in apply_min_area([(x, False) for x in listed],
-                                               min_areas(settings))]
+        listed = min_area_listed(listed, min_areas(settings))
     rows = audit_rows(level, kind, listed, staleness.inputs_key(scene, kind))
     shown = [x for x in listed if x.finding.got not in COUNTING]
     away = [x for x in listed if x.finding.got == OUT_OF_REACH]
@@ -93,7 +92,7 @@ def run_audit(context, kind):
     if small:
         message += (f", {small[0].counted} smaller than the character's footprint "
                     f"(one info row)")
-    elif reach is None and shown:
+    if reach is None and shown:
         message += "; mark a spawn to list only those on floor a player can reach"
     return message + operators.edit_note(edited)
 

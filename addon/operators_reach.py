@@ -41,7 +41,7 @@ import numpy as np
 
 from .. import core
 from ..core.checks.findings import Listed, region_findings
-from ..core.checks.gate import apply_min_area
+from ..core.checks.gate import min_area_listed
 from ..core.checks.reach_spawns import spawns_in_walls
 from ..core.checks.reach_what_if import describe
 from ..core.checks.reachability import square_cells, triangle_classes
@@ -50,7 +50,7 @@ from ..core.checks.spawn_places import spawn_place_findings
 from ..core.checks.targets import buried_spawns, spawn_findings
 from . import level_parts, operators, results, scene_data, staleness
 
-REACH_KINDS = ("REACHABILITY", "ISLAND", "TRAP", "SPAWN")  # row kinds this operator writes
+REACH_KINDS = staleness.REACH_KINDS  # row kinds this operator writes
 CELLS_NAME = "Reachability Cells"
 CELL_CLASS_ATTRIBUTE = "cell_class"  # POINT INT8 on the cells object, core's cell codes
 CELL_NORMAL_ATTRIBUTE = "normal"  # POINT FLOAT_VECTOR, the cell's face normal (world)
@@ -215,8 +215,7 @@ def write_results(context, prep: Prepared, res):
     drops = np.asarray(res.spawn_drop, float)
     fell = [(ob.name, float(d)) for ob, cell, d in zip(flooding, res.spawn_cells, drops)
             if cell >= 0 and d > 0.0]
-    listed = [x for x, _ in apply_min_area([(x, False) for x in region_findings(res)],
-                                           min_areas(prep.settings))]
+    listed = min_area_listed(region_findings(res), min_areas(prep.settings))
     rows = (results.finding_rows(level, "ISLAND",
                                  [x for x in listed if x.finding.check == "islands"], key)
             + results.finding_rows(level, "TRAP",

@@ -31,7 +31,7 @@ SIDECAR_SUFFIX = ".levelcheck.json"  # levelcheck.levels.SIDECAR_SUFFIX
 CHECK_KINDS = {"capsule": "PENETRATION", "penetration": "PENETRATION", "walk": "WALK",
                "route": "WALK", "walk_event": "WALK", "stand": "STAND", "stairs": "STAIRS",
                "headroom": "HEADROOM", "ledges": "LEDGE", "islands": "ISLAND",
-               "traps": "TRAP", "collision_diff": "COLLISION_DIFF"}
+               "traps": "TRAP", "spawns": "SPAWN", "collision_diff": "COLLISION_DIFF"}
 UNSAVED = ("save the .blend first: waivers are kept in its sidecar "
            "(<name>.levelcheck.json beside it), the file levelcheck reads")
 
@@ -121,13 +121,29 @@ def waivers_of(doc: dict, path: str) -> tuple:
     return parse_waivers(doc.get("waivers"), path)
 
 
+_READ: dict = {}  # sidecar path -> ((mtime_ns, size), its waivers): one parse per change
+
+
 def _sidecar_waivers() -> tuple:
-    """The open .blend's waivers, () when it is unsaved or has no (readable) sidecar."""
+    """The open .blend's waivers, () when it is unsaved or has no (readable) sidecar; the
+    file is parsed again only when it changed (every row write asks: a capsule dragged
+    writes its rows each redraw)."""
     try:
         path = sidecar_path()
-        return waivers_of(read_sidecar(path), path)
-    except ValueError:
+        st = os.stat(path)
+    except (ValueError, OSError):
         return ()
+    stamp = (st.st_mtime_ns, st.st_size)
+    known = _READ.get(path)
+    if known is not None and known[0] == stamp:
+        return known[1]
+    try:
+        got = waivers_of(read_sidecar(path), path)
+    except ValueError:
+        got = ()
+    _READ.clear()
+    _READ[path] = (stamp, got)
+    return got
 
 
 def mark_rows(scene, kinds=None) -> int:

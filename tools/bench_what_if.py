@@ -25,8 +25,6 @@ from capsule_collision.core import TriangleMesh, reachability
 from capsule_collision.core.checks import reach_what_if
 from capsule_collision.core.checks import reachability as reach_mod
 
-QUAKE_JUMP = 270.0 ** 2 / (2.0 * 800.0) * real_levels.UNIT  # metres: v^2 / 2g, 1.157 m
-
 
 def _timed(mesh, feet, s):
     c0, t0 = time.process_time(), time.perf_counter()
@@ -41,8 +39,9 @@ def run(name: str):
     if got is None:
         return None
     v, t, feet, s = got
-    if name.endswith("-jump"):
-        s = s.replace(jump_height=QUAKE_JUMP)
+    # the plain rows walk (Quake's player jumps: real_levels.QUAKE_PLAYER), "-jump" rows jump
+    s = s.replace(jump_height=real_levels.QUAKE_PLAYER["jump_height"]
+                  if name.endswith("-jump") else 0.0)
     used = {"floods": 0}
     real = reach_what_if._opened
 

@@ -185,6 +185,11 @@ def apply_min_area(pairs: list, min_area: dict) -> list:
     return out
 
 
+def min_area_listed(listed: list, min_area: dict) -> list:
+    """``apply_min_area`` over ``Listed`` findings alone (the panel's rows, no brackets)."""
+    return [x for x, _bracket in apply_min_area([(x, False) for x in listed], min_area)]
+
+
 def apply_severity(rows: list, severity: dict) -> None:
     """Set each finding row's ``severity`` to ``severity[check]`` where given (in place);
     the infos that count problems not listed (out of reach, unseen, below the minimum area)

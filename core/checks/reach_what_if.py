@@ -41,6 +41,7 @@ from ..controller.controller import CharacterController
 from .audits.common import components
 from .reach_arcs import WALKOFF_MAX_CELLS, fly, take_off_speed
 from .reach_explain import CAUSE_KINDS, cross_reach
+from .reach_graph import closure, mutual_components
 from .reach_links import DIRECTIONS, FALL, JUMP, WALK, Links, node_heights
 from .reach_spawns import nearest_nodes
 
@@ -338,24 +339,23 @@ def _merged(comp: np.ndarray, a, b) -> np.ndarray:
     return relabel[comp]
 
 
-def reflood(mesh, smap, settings, links: Links, failed, mutual, close) -> Reflood:
-    """The Reflood of a flood over ``smap`` whose moves are ``links``: ``mutual(links) ->
-    (N,) components`` of its two-way moves and ``close(comp, links) -> (reach, back)`` its
-    closure from its spawn nodes (``reachability.mutual_components``, ``closure``);
-    ``failed`` (islands' list, traps' list) the border moves ``regions_causes`` appended.
+def reflood(mesh, smap, settings, links: Links, seeds, failed) -> Reflood:
+    """The Reflood of a flood over ``smap`` whose moves are ``links`` from the spawn nodes
+    ``seeds`` (the closure of its two-way components, ``reach_graph``); ``failed``
+    (islands' list, traps' list) the border moves ``regions_causes`` appended.
     The components of ``links`` are found once; each flood joins those its new walks join.
     ``jumps`` flies the controller's jumps (``reach_arcs.fly``, as the flood flies them)
     with the new jump height from the nodes given, each linked to the node it lands on."""
-    h = node_heights(smap)
+    h, n = node_heights(smap), smap.face.size
     vec = np.array([dx * smap.grid.e1 + dy * smap.grid.e2 for dx, dy in DIRECTIONS])
     base: list = []  # the components of ``links``, found at the first flood
 
     def with_links(extra: Links):
         if not base:
-            base.append(mutual(links))
+            base.append(mutual_components(n, links))
         walk = extra.kind == WALK
         comp = _merged(base[0], extra.src[walk], extra.dst[walk])
-        return close(comp, Links.join([links, extra]))
+        return closure(comp, Links.join([links, extra]), seeds, n)
 
     def jumps(jump_height: float, nodes, directions):
         s2 = settings.replace(jump_height=jump_height)

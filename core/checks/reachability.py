@@ -481,9 +481,7 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
                       explainer(mesh, smap, h, free & (code <= TRAP), eyes, s, failed[0]))
     traps = regions(smap, code, group, TRAP,
                     explainer(mesh, smap, h, free & (code == REACHABLE), eyes, s, failed[1]))
-    n, seeds = smap.face.size, fl.spawn_cells[fl.spawn_cells >= 0]
-    again = reflood(mesh, smap, s, fl.links, failed, lambda ls: mutual_components(n, ls),
-                    lambda comp, ls: closure(comp, ls, seeds, n))
+    again = reflood(mesh, smap, s, fl.links, fl.spawn_cells[fl.spawn_cells >= 0], failed)
     return Reachability(faces, area, islands, traps, smap.foot, smap.face, code,
                         smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
                         fl.spawn_drop, what_if(islands, traps, s, again))

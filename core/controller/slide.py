@@ -126,7 +126,10 @@ class _Slide:
     def _clear_ahead(self, ids, t, normal):
         """(K,) bool: sweeps of ``ids`` whose hit at ``t`` (a fraction of the look-ahead)
         lies past the move's end with at least the skin between that end and the surface,
-        measured along the hit's ``normal`` (K, 3): the whole move is clear."""
+        measured along the hit's ``normal`` (K, 3): the whole move is clear. All False without a
+        look-ahead (an engine model): a hit within the move is never past its end."""
+        if self.ctrl.look_ahead == 0.0:
+            return np.zeros(ids.size, bool)
         gap = self.ctrl.gap
         rhat, rlen = unit_rows(self.rem[ids])
         found = np.isfinite(t) & (t > 0.0)
