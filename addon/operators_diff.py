@@ -22,7 +22,7 @@ import numpy as np
 from .. import core
 from ..core.checks.collision_diff import DIFF_KINDS
 from ..core.checks.diff_report import EXPECTED as DIFF_EXPECTED
-from ..core.checks.findings import identity_point
+from ..core.checks.diff_report import diff_identity as core_diff_identity
 from ..core.checks.verdicts import format_vector
 from . import operators, results, scene_render
 
@@ -75,15 +75,14 @@ def problem_rows(problem, k, sides) -> list[dict]:
 
 
 def diff_identity(problem) -> dict:
-    """The row fields naming ``problem`` as report.json does (``core.checks.diff_report``:
-    check ``collision_diff``, got its kind, ``where`` its point on the identity grid), so a
-    row can be waived and Export Report writes the CLI's finding."""
-    where = identity_point(problem.point)
-    return {"check": "collision_diff", "finding": f"{problem.kind} at {format_vector(where, 2)}",
-            "expected": DIFF_EXPECTED, "got": problem.kind, "where": where, "has_where": True,
-            "has_position": True,
-            "size": float(problem.size),
-            "size_unit": "m" if problem.kind == "walk_through_wall" else "m2"}
+    """The row fields naming ``problem`` as report.json does (core's naming,
+    ``core.checks.diff_report.diff_identity``: check ``collision_diff``, got its kind,
+    ``where`` its point on the identity grid), so a row can be waived and Export Report
+    writes the CLI's finding."""
+    ident = core_diff_identity(problem)
+    return {"check": "collision_diff", "finding": ident.name, "expected": DIFF_EXPECTED,
+            "got": ident.got, "where": ident.where, "has_where": True, "has_position": True,
+            "size": ident.size, "size_unit": ident.size_unit}
 
 
 def summary_text(diff, n_spawns: int) -> str:

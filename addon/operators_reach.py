@@ -40,14 +40,14 @@ import bpy
 import numpy as np
 
 from .. import core
-from ..core.checks.findings import Listed, region_findings
+from ..core.checks.findings import region_findings
 from ..core.checks.gate import min_area_listed
 from ..core.checks.reach_spawns import spawns_in_walls
 from ..core.checks.reach_what_if import describe
 from ..core.checks.reachability import square_cells, triangle_classes
 from ..core.checks.severity import min_areas
-from ..core.checks.spawn_places import spawn_place_findings
-from ..core.checks.targets import buried_spawns, spawn_findings
+from ..core.checks.spawn_places import spawn_listed
+from ..core.checks.targets import buried_spawns
 from . import level_parts, operators, results, scene_data, staleness
 
 REACH_KINDS = staleness.REACH_KINDS  # row kinds this operator writes
@@ -91,8 +91,8 @@ def walled_text(walled) -> str:
 def spawn_rows(level, prep: "Prepared", res, key):
     """(rows, walled): one SPAWN row per spawn inside a closed solid (an error: it floods
     nothing), inside a wall, on no floor or fallen to the floor below
-    (``core.checks.targets.spawn_findings``, ``core.checks.spawn_places``: the findings the
-    CLI lists), and the (spawn, wall) names of those inside a wall."""
+    (``core.checks.spawn_places.spawn_listed``: the findings the CLI lists), and the
+    (spawn, wall) names of those inside a wall."""
     feet = scene_data.spawn_feet(prep.spawns, level.unit_scale)
     walls = spawns_in_walls(level.mesh, feet, prep.settings)
     names = [ob.name for ob in prep.spawns]
@@ -100,10 +100,7 @@ def spawn_rows(level, prep: "Prepared", res, key):
     def name_of(t):
         return _object_name(level, t)
 
-    solids = prep.buried[prep.buried >= 0]
-    placed = [Listed(f, np.array([t], np.int64)) for f, t in zip(
-        spawn_findings(feet, prep.buried, name_of, names), solids, strict=True)]
-    placed += spawn_place_findings(names, feet, prep.buried, walls, res, name_of)
+    placed = [x for x, _bracket in spawn_listed(names, feet, prep.buried, walls, res, name_of)]
     walled = [(n, _object_name(level, t)) for n, t, b in zip(names, walls, prep.buried)
               if t >= 0 and b < 0]
     return results.finding_rows(level, "SPAWN", placed, key), walled

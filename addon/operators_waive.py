@@ -83,8 +83,11 @@ class CAPSULE_COLLISION_OT_waive_finding(bpy.types.Operator):
             self.report({"ERROR"}, str(exc))
             return {"CANCELLED"}
         n = waivers.mark_rows(context.scene)
-        self.report({"INFO"}, f"Waived {entry['check']} {entry.get('name') or entry['where']} "
-                              f"({entry['got']}) in {path}; {n} waived row(s){NOT_UNDONE}")
+        near = waivers.near_miss_lines()  # the CLI's near-miss warning, core's rule
+        self.report({"WARNING" if near else "INFO"},
+                    f"Waived {entry['check']} {entry.get('name') or entry['where']} "
+                    f"({entry['got']}) in {path}; {n} waived row(s){NOT_UNDONE}"
+                    + "".join(f"; {line}" for line in near))
         return {"FINISHED"}
 
 

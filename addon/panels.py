@@ -6,7 +6,7 @@ compute a check. Staleness uses the level cache's current stamp when it has one 
 
 import bpy
 
-from ..core.checks.held import count_findings, waived_count
+from ..core.checks.held import finding_counts
 from ..core.checks.sanity import level_warnings
 from . import cache, live, properties, results, scene_data, staleness
 
@@ -158,16 +158,16 @@ def shown_rows(rows, show_all: bool) -> set[int]:
 
 def check_counts(rows) -> list[tuple[str, str]]:
     """(kind, "3 warnings, 1 info") per check with findings, in the order kinds appear: the
-    counts of core's findings (``core.checks.held.count_findings``: one per problem, a
+    counts of core's findings (``core.checks.held.finding_counts``: one per problem, a
     capsule's rows on several objects one), what report.json and JUnit count."""
     by_kind: dict = {}
     for r in results.finding_rows_of(rows):
         by_kind.setdefault(r.kind, []).append(results.held_entry(r, 1.0, faces=False))
     out = []
     for kind, entries in by_kind.items():
-        c = count_findings(entries)
+        c = finding_counts(entries)  # one merge per check and redraw
+        waived = c.pop("waived")
         words = [f"{n} {s}{'' if n == 1 else 's'}" for s, n in c.items() if n]
-        waived = waived_count(entries)
         words += [f"{waived} waived"] if waived else []
         out.append((kind, ", ".join(words)))
     return out

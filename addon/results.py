@@ -11,7 +11,7 @@ import json
 import bpy
 import numpy as np
 
-from ..core.checks.held import count_findings, waived_count
+from ..core.checks.held import finding_counts
 from ..core.checks.severity import PASSED, SEVERITIES
 from . import properties, scene_data, waivers
 
@@ -486,13 +486,12 @@ def finding_rows_of(rows) -> list:
 
 def severity_counts(scene) -> dict:
     """``{"error": n, "warning": m, "info": k, "passed": p}`` over the scene's rows: the
-    findings by core's rule (``core.checks.held.count_findings``: a capsule's rows on two
+    findings by core's rule (``core.checks.held.finding_counts``: a capsule's rows on two
     objects are one finding), what Export Report's summary counts; passed rows as rows
     (data rows such as walkability classes are not counted)."""
     rows = scene.capsule_collision.results
     entries = [held_entry(r, 1.0, faces=False) for r in finding_rows_of(rows)]
-    counts = count_findings(entries)
-    counts["waived"] = waived_count(entries)  # not in error/warning/info, as the CLI counts
+    counts = finding_counts(entries)  # "waived" apart from error/warning/info, as the CLI
     counts[PASSED] = sum(1 for r in rows if r.severity == "PASSED")
     return counts
 

@@ -1,13 +1,16 @@
 """Waivers in the panel: findings a designer marks as intended, kept in the level's sidecar.
 
 The level is the saved .blend; its sidecar is ``<blend name>.levelcheck.json`` beside it (or
-``<blend name>.blend.levelcheck.json`` when that one exists), the file ``levelcheck`` reads for
-that .blend and for a level exported beside it under the same name (``castle.obj`` next to
-``castle.blend``). Its ``"waivers"`` are the CLI's (``core.checks.gate``: the finding's
-``check``, its ``name`` or ``where``, ``got``, a ``reason`` and ``who``), matched by the same
-rule (``gate.matches``), so the panel, Export Report and the CLI mark the same findings.
+``<blend name>.blend.levelcheck.json`` when that one exists; both is an error, as in the CLI:
+core's rule, ``core.checks.sidecar``), the file ``levelcheck`` reads for that .blend and for a
+level exported beside it under the same name (``castle.obj`` next to ``castle.blend``). Its
+``"waivers"`` are the CLI's (``core.checks.gate``: the finding's ``check``, its ``name`` or
+``where``, ``got``, a ``reason`` and ``who``), matched by the same rule (``gate.waiver_hits``:
+the first waiver naming a finding marks it), so the panel, Export Report and the CLI mark the
+same findings.
 
-- ``sidecar_path(create)``: the sidecar of the open .blend (ValueError when it is unsaved);
+- ``sidecar_path()``: the sidecar of the open .blend (ValueError when it is unsaved or has
+  two); ``near_miss_lines()``: files beside it that look meant as its sidecar, not read;
 - ``read_sidecar(path)`` / ``write_waivers(path, doc, waivers)``: the sidecar as a dict
   (every other key kept as written) and its waivers replaced, written atomically;
 - ``row_waiver(row, reason, who)``: the waiver entry naming a finding row;
@@ -24,9 +27,9 @@ import os
 
 import bpy
 
-from ..core.checks.gate import WAIVER_STALE, matches, parse_waivers, stale_finding
+from ..core.checks.gate import WAIVER_STALE, matches, parse_waivers, stale_finding, waiver_hits
+from ..core.checks.sidecar import find_sidecar, sidecar_to_write
 
-SIDECAR_SUFFIX = ".levelcheck.json"  # levelcheck.levels.SIDECAR_SUFFIX
 # The row kinds each finding check is listed under (a stale waiver's row takes that kind).
 CHECK_KINDS = {"capsule": "PENETRATION", "penetration": "PENETRATION", "walk": "WALK",
                "route": "WALK", "walk_event": "WALK", "stand": "STAND", "stairs": "STAIRS",
@@ -37,15 +40,25 @@ UNSAVED = ("save the .blend first: waivers are kept in its sidecar "
 
 
 def sidecar_path() -> str:
-    """The open .blend's sidecar path (either name levelcheck reads; ``<name>.levelcheck.json``
-    when neither exists yet). ValueError when the .blend is not saved."""
+    """The open .blend's sidecar path (core's rule, ``core.checks.sidecar``: either name
+    levelcheck reads; ``<name>.levelcheck.json`` when neither exists yet). ValueError when
+    the .blend is not saved, or when both names exist (as the CLI refuses it)."""
     blend = bpy.data.filepath
     if not blend:
         raise ValueError(UNSAVED)
-    folder, name = os.path.split(blend)
-    long = os.path.join(folder, name + SIDECAR_SUFFIX)
-    return long if os.path.exists(long) else os.path.join(
-        folder, os.path.splitext(name)[0] + SIDECAR_SUFFIX)
+    return sidecar_to_write(blend)
+
+
+def near_miss_lines() -> list:
+    """A line per file beside the saved .blend that looks meant as its sidecar but is not
+    read (core's near misses, the CLI's warning); [] when unsaved or there is none."""
+    blend = bpy.data.filepath
+    if not blend:
+        return []
+    try:
+        return find_sidecar(blend).near_miss_lines(os.path.basename(blend))
+    except ValueError:
+        return []
 
 
 def read_sidecar(path: str) -> dict:
@@ -147,32 +160,26 @@ def _sidecar_waivers() -> tuple:
 
 
 def mark_rows(scene, kinds=None) -> int:
-    """Mark the finding rows the sidecar's waivers name (``waived_by``, ``waived_reason``;
-    cleared on the others) and add an info row per waiver of a check among ``kinds`` (the row
-    kinds just written; None: none) that names no row. Returns how many rows are waived."""
+    """Mark the finding rows the sidecar's waivers name (``waived_by``, ``waived_reason`` of
+    the first waiver naming it, core's rule ``gate.waiver_hits``, the CLI's; cleared on the
+    others) and add an info row per waiver of a check among ``kinds`` (the row kinds just
+    written; None: none) that names no row. Returns how many rows are waived."""
     s = scene.capsule_collision
     waivers = _sidecar_waivers()
-    used = set()
-    waived = 0
-    for row in s.results:
-        found = row_finding(row)
-        hit = next((k for k, w in enumerate(waivers) if found is not None
-                    and matches(w, found)), None)
-        row.waived_by = "" if hit is None else waivers[hit].who
-        row.waived_reason = "" if hit is None else waivers[hit].reason
-        if hit is not None:
-            used.add(hit)
-            waived += 1
+    hits, stale = waiver_hits([row_finding(row) for row in s.results], waivers)
+    for row, k in zip(s.results, hits, strict=True):
+        row.waived_by = "" if k < 0 else waivers[k].who
+        row.waived_reason = "" if k < 0 else waivers[k].reason
     kinds = set(kinds or ())
     for i in reversed(range(len(s.results))):  # a partial write (one capsule) keeps them
         if s.results[i].got == WAIVER_STALE and s.results[i].kind in kinds:
             s.results.remove(i)
-    for k, w in enumerate(waivers):
-        kind = CHECK_KINDS.get(w.check)
-        if k in used or kind not in kinds:
+    for k in stale:
+        kind = CHECK_KINDS.get(waivers[k].check)
+        if kind not in kinds:
             continue
-        f = stale_finding(w)
+        f = stale_finding(waivers[k])
         row = s.results.add()
         row.kind, row.label, row.severity = kind, f.message, "INFO"
         row.check, row.finding, row.expected, row.got = f.check, f.name, f.expected, f.got
-    return waived
+    return sum(1 for k in hits if k >= 0)

@@ -10,17 +10,17 @@ subset of levels a run checks (two ``level.obj`` in different folders never shar
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import os
 import re
 import subprocess
 import sys
 
+from ..core.checks import sidecar
 from ..core.checks.spec import EMPTY_SPEC, LevelSpec, check_axes, parse_spec
 from .axes import AXIS_FORMATS, LEVEL_SUFFIXES
 
-SIDECAR_SUFFIX = ".levelcheck.json"
+SIDECAR_SUFFIX = sidecar.SIDECAR_SUFFIX
 SAMPLE_KEY = "sample level"
 BLEND_MAGIC = (b"BLENDER", b"\x28\xb5\x2f\xfd", b"\x1f\x8b")  # plain, zstd, gzip
 # An OBJ vertex line with a coordinate Blender's importer would read as 0 (nan, inf).
@@ -120,53 +120,17 @@ def sniff(path):
                              "coordinate (Blender would read it as 0)")
 
 
-def sidecar_names(path: str) -> tuple[str, str]:
-    """The two names a level's sidecar may have: ``<level>.levelcheck.json`` (the level's
-    name without its suffix) and ``<level>.<ext>.levelcheck.json``."""
-    name = os.path.basename(path)
-    return os.path.splitext(name)[0] + SIDECAR_SUFFIX, name + SIDECAR_SUFFIX
-
-
 def find_sidecar(path: str, warn=None) -> str | None:
-    """The sidecar of the level ``path`` (either name of ``sidecar_names``), or None.
-    UsageError when both exist (which one wins would be a guess). A file beside the level
-    that nearly has one of the names (another case, a typo such as ``.levelchek.json``) is
-    not read, and ``warn(line)`` (default: one line on stderr) says so."""
-    folder = os.path.dirname(os.path.abspath(path))
-    names = sidecar_names(path)
+    """The sidecar of the level ``path`` (core's rule, ``core.checks.sidecar.find_sidecar``:
+    either name, a near miss not read), or None. UsageError when both names exist; each near
+    miss is one warning line through ``warn(line)`` (default: stderr)."""
     try:
-        present = set(os.listdir(folder))
-    except OSError:
-        present = set()
-    found = [n for n in names if n in present]
-    if len(found) == 2:
-        raise UsageError(f"level {path}: two sidecars, {found[0]} and {found[1]}; keep one")
-    for near in near_misses(path, present, names):
-        (warn or _stderr)(f"levelcheck: warning: level {path}: {near} is not read as its "
-                          f"sidecar (expected {names[0]} or {names[1]}): rename it")
-    return os.path.join(folder, found[0]) if found else None
-
-
-# How alike (difflib ratio, 0..1) a file's name must be to a sidecar's name to warn.
-NEAR_MISS_RATIO = 0.85
-
-
-def near_misses(path: str, present, names) -> list:
-    """Files of ``present`` (names in the level's folder) that look like a sidecar of level
-    ``path`` but are not one of ``names``: the level's name (any case) followed by something
-    close to a sidecar's suffix; another level's exact sidecar is never one."""
-    stem = os.path.splitext(os.path.basename(path))[0].lower()
-    others = {os.path.splitext(n)[0] + SIDECAR_SUFFIX for n in present} | {
-        n + SIDECAR_SUFFIX for n in present}
-    out = []
-    for name in sorted(present - set(names) - others):
-        low = name.lower()
-        if not low.startswith(stem) or not low.endswith(".json") and "levelch" not in low:
-            continue
-        if max(difflib.SequenceMatcher(None, low, n.lower()).ratio() for n in names) >= (
-                NEAR_MISS_RATIO):
-            out.append(name)
-    return out
+        found = sidecar.find_sidecar(path)
+    except sidecar.SidecarError as exc:
+        raise UsageError(str(exc)) from None
+    for line in found.near_miss_lines(path):
+        (warn or _stderr)(f"levelcheck: warning: {line}")
+    return found.path
 
 
 def _stderr(line: str):

@@ -86,19 +86,22 @@ class View:
         return np.stack([u * self.width_px, (1.0 - v) * self.height_px], axis=1)
 
 
-def _axes():
-    f = np.asarray(VIEW_DIRECTION, float)
-    f /= np.linalg.norm(f)
+def _axes(direction=VIEW_DIRECTION):
+    f = np.asarray(direction, float)
+    f = f / np.linalg.norm(f)
     right = np.cross(f, (0.0, 0.0, 1.0))
     right /= np.linalg.norm(right)
     return right, np.cross(right, f), f
 
 
-def inset_view(position, span=INSET_SPAN) -> View:
-    """The inset's view: ``span`` metres across, centred on ``position`` (3,)."""
-    right, up, f = _axes()
-    return View(np.asarray(position, float), right, up, f, float(span), INSET_WIDTH,
-                INSET_HEIGHT)
+def inset_view(position, span=INSET_SPAN, width_px=INSET_WIDTH, height_px=INSET_HEIGHT,
+               direction=VIEW_DIRECTION) -> View:
+    """The inset's view: ``span`` metres across, centred on ``position`` (3,), looking
+    along ``direction`` (3,; not vertical), ``width_px`` x ``height_px`` pixels (the one
+    inset view of levelcheck's pictures and tools/diff_pictures.py)."""
+    right, up, f = _axes(direction)
+    return View(np.asarray(position, float), right, up, f, float(span), int(width_px),
+                int(height_px))
 
 
 def view_for(vertices) -> View:

@@ -141,22 +141,11 @@ def span_of(problem) -> float:
     return float(np.clip(2.0 * extent + 4.0, SPAN_MIN, SPAN_MAX))
 
 
-def view_at(centre, span):
-    """levelcheck's orthographic View looking at ``centre`` (3,) along VIEW_DIRECTION,
-    ``span`` metres across, WIDTH x HEIGHT pixels."""
-    f = np.asarray(VIEW_DIRECTION, float)
-    f /= np.linalg.norm(f)
-    right = np.cross(f, (0.0, 0.0, 1.0))
-    right /= np.linalg.norm(right)
-    return inset.View(np.asarray(centre, float), right, np.cross(right, f), f, float(span),
-                      WIDTH, HEIGHT)
-
-
 def draw_side(bpy, scene, pick: Pick, side: str, path: str) -> None:
     """One half of a picture into the PNG ``path`` (levelcheck's inset: build_view, render)."""
     p, s = pick.problem, pick.settings
     centre = np.asarray(p.point, float)
-    view = view_at(centre, span_of(p))
+    view = inset.inset_view(centre, span_of(p), WIDTH, HEIGHT, VIEW_DIRECTION)
     half = BOX_FRACTION * view.width_m
     box = (centre[:2] - half, centre[:2] + half)
     words = "render: what the player sees" if side == "render" else \

@@ -11,6 +11,8 @@ Units: metres, square metres; world space.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .collision_diff import DIFF_KINDS
@@ -22,6 +24,27 @@ from .verdicts import Finding, format_vector
 EXPECTED = "render and collision agree"
 FACES_LISTED = 50  # faces of each side listed per problem (the counts cover all)
 RENDER_FACES_NAMED = 5  # render faces named in a finding's message
+
+
+class DiffIdentity(NamedTuple):
+    """How a problem is named across runs (report.json, the panel's rows, waivers): ``name``
+    (its kind and identity point, never a face index), ``got`` (its kind), ``where`` (3,)
+    its identity point (metres), ``size`` and ``size_unit`` ("m" for a wall, else "m2")."""
+
+    name: str
+    got: str
+    where: tuple
+    size: float
+    size_unit: str
+
+
+def diff_identity(problem) -> DiffIdentity:
+    """The identity of ``problem`` (a DiffProblem): the one naming of the report's finding
+    and the panel's rows."""
+    where = identity_point(problem.point)
+    return DiffIdentity(f"{problem.kind} at {format_vector(where, 2)}", problem.kind, where,
+                        float(problem.size),
+                        "m" if problem.kind == "walk_through_wall" else "m2")
 
 
 def _named(names: TriangleNames, faces, limit: int) -> str:
@@ -58,19 +81,18 @@ def diff_findings(diff, names: TriangleNames, render_names: TriangleNames) -> li
     ``render_names`` render triangles."""
     out = []
     for p in sorted(diff.problems, key=_by_place):
-        wall = p.kind == "walk_through_wall"
-        unit = "m" if wall else "m^2"
-        where = identity_point(p.point)
+        ident = diff_identity(p)
+        unit = "m" if ident.size_unit == "m" else "m^2"
         message = f"{p.kind}: {p.cause}; {p.size:.2f} {unit} at {format_vector(p.point, 2)}"
         if p.render_faces.size:
             message += f" [render: {_named(render_names, p.render_faces, RENDER_FACES_NAMED)}]"
         if p.collision_faces.size:
             message += f" [collision: {_named(names, p.collision_faces, RENDER_FACES_NAMED)}]"
-        finding = Finding("collision_diff", f"{p.kind} at {format_vector(where, 2)}", EXPECTED,
-                          p.kind, tuple(float(x) for x in p.point), message, p.severity)
+        finding = Finding("collision_diff", ident.name, EXPECTED, ident.got,
+                          tuple(float(x) for x in p.point), message, p.severity)
         value = float(p.value) if p.kind in ("floating", "sunk") or p.value else None
         out.append((Listed(finding, np.asarray(p.collision_faces, np.int64), value,
-                           float(p.size), "m" if wall else "m2", where), False))
+                           ident.size, ident.size_unit, ident.where), False))
     return out
 
 

@@ -212,17 +212,34 @@ def matches(waiver: Waiver, row: dict) -> bool:
     return bool(np.abs(np.asarray(where, float) - np.asarray(waiver.where)).max() <= step)
 
 
+def waiver_hits(findings, waivers) -> tuple[list, list]:
+    """The one waiver rule of the CLI and the panel: (per finding of ``findings`` (report
+    finding dicts; None for a row that is no finding) the index in ``waivers`` of the FIRST
+    waiver naming it (``matches``), -1 for none; the indexes of the waivers naming no
+    finding at all (stale), in order). A waiver naming a finding an earlier one names too is
+    not stale: it names one (docs/decisions.md)."""
+    hits = []
+    named = [False] * len(waivers)
+    for row in findings:
+        first = -1
+        if row is not None:
+            for k, w in enumerate(waivers):
+                if matches(w, row):
+                    named[k] = True
+                    first = k if first < 0 else first
+        hits.append(first)
+    return hits, [k for k, used in enumerate(named) if not used]
+
+
 def apply_waivers(rows: list, waivers) -> list:
-    """Mark each finding row a waiver names ``waived: {reason, who}`` (in place); returns
-    the waivers that name no finding (stale)."""
-    stale = []
-    for w in waivers:
-        hit = [r for r in rows if matches(w, r)]
-        for r in hit:
-            r["waived"] = {"reason": w.reason, "who": w.who}
-        if not hit:
-            stale.append(w)
-    return stale
+    """Mark each finding row a waiver names ``waived: {reason, who}`` of the first waiver
+    naming it (``waiver_hits``, in place); returns the waivers that name no finding
+    (stale)."""
+    hits, stale = waiver_hits(rows, waivers)
+    for row, k in zip(rows, hits, strict=True):
+        if k >= 0:
+            row["waived"] = {"reason": waivers[k].reason, "who": waivers[k].who}
+    return [waivers[k] for k in stale]
 
 
 def stale_finding(waiver: Waiver) -> Finding:

@@ -15,8 +15,9 @@ one problem. The rule:
 - ``merge_findings(entries)``: one finding per identity, in the order they first appear:
   the most severe severity, the faces of all (the first FACES_LISTED; ``face_count`` all),
   the largest value, stale when any part is;
-- ``count_findings(entries)``: ``{"error", "warning", "info"}`` over the merged findings,
-  what the panel shows and what the held report's summary counts.
+- ``finding_counts(entries)``: ``{"error", "warning", "info", "waived"}`` over the merged
+  findings (merged once), what the panel shows and what the held report's summary counts;
+  ``count_findings`` the same without ``waived``.
 
 ``held_level(entries, ...)`` is one level's report of them (its ``source`` "panel") and
 ``held_document(levels)`` the document (``run.source`` "panel", ``run.stale_findings``).
@@ -84,17 +85,22 @@ def merge_findings(entries) -> list[dict]:
     return [_merged(parts) for parts in groups.values()]
 
 
+def finding_counts(entries) -> dict:
+    """``{"error": n, "warning": m, "info": k, "waived": w}`` over ``entries`` merged once
+    (``merge_findings``): the findings no waiver names by severity, and those a waiver names
+    (an entry's ``waived``: ``{"reason", "who"}``) apart, as a run's summary counts
+    (``report._summarise``). What the panel shows per redraw."""
+    merged = merge_findings(entries)
+    counts = count_by_severity(f["severity"] for f in merged if not f.get("waived"))
+    counts["waived"] = sum(1 for f in merged if f.get("waived"))
+    return counts
+
+
 def count_findings(entries) -> dict:
-    """``{"error": n, "warning": m, "info": k}`` findings among ``entries`` (merged) that no
-    waiver names (an entry's ``waived``: ``{"reason", "who"}``); ``waived_count`` counts the
-    others, as a run's summary does (``report._summarise``)."""
-    return count_by_severity(f["severity"] for f in merge_findings(entries)
-                             if not f.get("waived"))
-
-
-def waived_count(entries) -> int:
-    """How many findings among ``entries`` (merged) a waiver names."""
-    return sum(1 for f in merge_findings(entries) if f.get("waived"))
+    """``{"error": n, "warning": m, "info": k}`` of ``finding_counts`` (no waived count)."""
+    counts = finding_counts(entries)
+    del counts["waived"]
+    return counts
 
 
 def _finding_row(f: dict) -> dict:

@@ -55,11 +55,10 @@ from .report_rows import (
 )
 from .sanity import level_warnings
 from .severity import ERROR, count_by_severity, fails, min_areas, parse_severity
-from .spawn_places import spawn_names, spawn_place_findings
+from .spawn_places import spawn_listed, spawn_names
 from .targets import (
     reach_summary,
     run_reachability,
-    spawn_findings,
     target_findings,
     target_rows,
 )
@@ -330,14 +329,10 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
         out.extend((listed, False) for listed in audit_findings(
             kind, result, res.settings, reach, names.label, explained))
     if reach is not None:
-        solids = res.reach.buried[res.reach.buried >= 0]  # one finding per buried spawn
         feet = np.zeros((0, 3)) if res.spawns is None else res.spawns
-        who = spawn_names(res.capsules, len(feet))
-        out.extend((Listed(f, np.array([t], np.int64)), True) for f, t in zip(
-            spawn_findings(feet, res.reach.buried, names.label, who), solids, strict=True))
-        out.extend((listed, False) for listed in spawn_place_findings(
-            who, feet, res.reach.buried, spawns_in_walls(res.mesh, feet, res.settings), reach,
-            names.label))
+        out.extend(spawn_listed(spawn_names(res.capsules, len(feet)), feet, res.reach.buried,
+                                spawns_in_walls(res.mesh, feet, res.settings), reach,
+                                names.label))
         out.extend((listed, False) for listed in region_findings(reach))
     if res.diff is not None:
         out.extend(diff_findings(res.diff, names, TriangleNames(res.render_geometry)))

@@ -14,7 +14,8 @@ and the CLI alike, naming the spawn:
   drops the player, and floods from there; the info says how far.
 
 A spawn inside a closed solid is left out of the flood before it runs and has its own
-finding (``targets.spawn_findings``); it is not judged again here.
+finding (``targets.spawn_findings``); it is not judged again here. ``spawn_listed`` is every
+spawn finding of a flood, both kinds, as the report and the panel list them.
 
 Frame and units: world space, metres.
 """
@@ -25,6 +26,7 @@ import numpy as np
 
 from ..walk.walker import FALL_OUT_OF_LEVEL_DISTANCE
 from .findings import Listed
+from .targets import spawn_findings
 from .verdicts import Finding, format_vector
 
 SPAWN_CHECK = "spawns"  # the finding kind (core.checks.severity)
@@ -101,4 +103,20 @@ def spawn_place_findings(names, feet, buried, walled, result, name_of) -> list:
                    name_of)
         if got is not None:
             out.append(got)
+    return out
+
+
+def spawn_listed(names, feet, buried, walled, result, name_of) -> list:
+    """Every spawn finding of a flood, as (Listed, bracket) pairs in the report's order: one
+    error per spawn inside a closed solid (``targets.spawn_findings``, its solid's triangle,
+    bracket True), then ``spawn_place_findings`` (bracket False). The one list of the level
+    report (``report._findings``) and the panel's SPAWN rows; arguments as
+    ``spawn_place_findings``."""
+    pts = np.asarray(feet, np.float64).reshape(-1, 3)
+    buried = np.asarray(buried, np.int64).reshape(-1)
+    solids = buried[buried >= 0]
+    out = [(Listed(f, np.array([t], np.int64)), True) for f, t in zip(
+        spawn_findings(pts, buried, name_of, names), solids, strict=True)]
+    out += [(listed, False) for listed in spawn_place_findings(
+        names, pts, buried, walled, result, name_of)]
     return out

@@ -190,3 +190,46 @@ def test_a_sidecar_waiver_written_by_hand_marks_the_capsule_and_a_gone_one_is_on
     assert len(stale) == 1 and "capsule Gone (penetrating)" in stale[0].label
     counts = mods.results.severity_counts(scene)
     assert (counts["error"], counts["waived"], counts["info"]) == (0, 1, 1)
+
+
+def test_the_panel_and_the_cli_take_one_sidecar_rule_and_one_waiver_rule(scene, bpy_module,
+                                                                        mods, tmp_path):
+    """core's rules, not two copies (they drifted): two waivers naming one capsule mark it
+    with the FIRST in the panel and in the CLI, and neither calls the second stale (the
+    panel did); a near miss beside the .blend is named; both sidecar names present is an
+    error in the panel (Waive…) and exit 2 in the CLI (the add-on took the long name)."""
+    bpy = bpy_module
+    _level(bpy, scene)
+    bh.capsule("Crate clip", (1.5, 0.0, 0.1)).capsule_collision.expect = "CLEAR"
+    blend = tmp_path / "yard.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    (tmp_path / "yard.levelcheck.json").write_text(json.dumps({"waivers": [
+        {"check": "capsule", "name": "Crate clip", "got": "penetrating", "reason": "first",
+         "who": "ana"},
+        {"check": "capsule", "name": "Crate clip", "got": "penetrating", "reason": "second",
+         "who": "ben"}]}))
+    (tmp_path / "yard.levelchek.json").write_text("{}")
+    assert bpy.ops.capsule_collision.check_penetration() == {"FINISHED"}
+    rows = [r for r in scene.capsule_collision.results
+            if r.capsule == "Crate clip" and r.severity == "ERROR"]
+    assert rows and all((r.waived_by, r.waived_reason) == ("ana", "first") for r in rows)
+    assert not [r for r in scene.capsule_collision.results if r.got == "waiver_stale"]
+    assert mods.waivers.near_miss_lines() == [
+        "level yard.blend: yard.levelchek.json is not read as its sidecar (expected "
+        "yard.levelcheck.json or yard.blend.levelcheck.json): rename it"]
+    proc = _levelcheck(blend, "--out", tmp_path / "cli", "--checks", "penetration")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "yard.levelchek.json is not read as its sidecar" in proc.stderr
+    found = _report(tmp_path / "cli")["levels"][0]["findings"]
+    (cap,) = [f for f in found if f["check"] == "capsule" and f["name"] == "Crate clip"]
+    assert cap["waived"] == {"reason": "first", "who": "ana"}
+    assert not [f for f in found if f["got"] == "waiver_stale"]
+    # both names: the panel refuses to guess, as the CLI does
+    (tmp_path / "yard.blend.levelcheck.json").write_text("{}")
+    _select(scene, rows[0])
+    assert bpy.ops.capsule_collision.remove_waiver.poll()
+    with pytest.raises(RuntimeError, match="two sidecars, yard.levelcheck.json and "
+                                           "yard.blend.levelcheck.json; keep one"):
+        bpy.ops.capsule_collision.remove_waiver()
+    proc = _levelcheck(blend, "--out", tmp_path / "both")
+    assert proc.returncode == 2 and "two sidecars" in proc.stderr

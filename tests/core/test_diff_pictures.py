@@ -4,10 +4,12 @@ only walls between the camera and the problem are left out."""
 
 import struct
 import zlib
+from types import SimpleNamespace
 
 import diff_pictures as P
 import numpy as np
 from capsule_collision.core import ControllerSettings, TriangleMesh
+from capsule_collision.levelcheck import render as inset
 from scenes import box, merge
 
 S = ControllerSettings()
@@ -76,3 +78,26 @@ def test_only_walls_between_the_camera_and_the_problem_are_left_out():
     assert by_name["front"].sum() == 10  # the four sides and the top
     assert not by_name["behind"].any() and not by_name["kerb"].any()
     assert not by_name["floor"].any()  # its far corners are beyond the point
+
+
+def test_a_picture_is_levelchecks_inset_view_along_its_own_direction(monkeypatch):
+    """draw_side frames the problem with levelcheck's one inset view (render.inset_view, no
+    copy of it): centred on the problem, looking along this tool's steeper VIEW_DIRECTION,
+    WIDTH x HEIGHT pixels, span_of metres across; levelcheck's own insets keep theirs."""
+    seen = []
+    monkeypatch.setattr(P, "side_drawing", lambda pick, side: None)
+    monkeypatch.setattr(inset, "build_view", lambda *a, view, cut, box: seen.append(view))
+    monkeypatch.setattr(inset, "render", lambda *a: None)
+    problem = SimpleNamespace(point=(3.0, -2.0, 1.5), cells=np.array([[0, 0, 0], [5, 1, 0.0]]))
+    P.draw_side(None, None, SimpleNamespace(problem=problem, settings=S), "render", "x.png")
+    (view,) = seen
+    f = np.asarray(P.VIEW_DIRECTION) / np.linalg.norm(P.VIEW_DIRECTION)
+    assert np.allclose(view.forward, f) and abs(view.right[2]) < 1e-12
+    assert (view.width_px, view.height_px) == (P.WIDTH, P.HEIGHT)
+    assert view.width_m == P.span_of(problem) == 14.0  # 2 x 5 m + 4 m of air
+    assert np.allclose(view.pixels([problem.point]), [[P.WIDTH / 2, P.HEIGHT / 2]])
+    own = inset.inset_view(problem.point)
+    assert np.allclose(own.forward, np.asarray(inset.VIEW_DIRECTION) / np.linalg.norm(
+        inset.VIEW_DIRECTION))
+    assert (own.width_m, own.width_px, own.height_px) == (
+        inset.INSET_SPAN, inset.INSET_WIDTH, inset.INSET_HEIGHT)

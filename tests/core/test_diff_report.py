@@ -9,7 +9,8 @@ from types import SimpleNamespace
 import diff_scenes as D
 import numpy as np
 import pytest
-from capsule_collision.core import ControllerSettings
+from capsule_collision.core import ControllerSettings, collision_diff
+from capsule_collision.core.checks.diff_report import diff_identity
 from capsule_collision.core.checks.report import (
     DEFAULT_CHECKS,
     combine_levels,
@@ -105,3 +106,24 @@ def test_the_collision_is_flooded_once_when_reachability_ran():
                      checks=("reachability", "collision_diff"))
     assert own.diff.collision is not own.reach.result
     assert own.diff.collision.settings == jolt.replace(model="exact")
+
+
+@pytest.mark.parametrize("pair", ["gap_in_collision", "crate_in_collision", "crate_in_render",
+                                  "raised_collision"])
+def test_a_problems_identity_is_the_reports_name_got_where_and_size(pair):
+    """``diff_identity`` is the one naming of a difference: the report's finding and the
+    panel's rows (addon/operators_diff.diff_identity, which rebuilt it) take it, so a
+    waiver written in the panel names the CLI's finding."""
+    render, collision = getattr(D, pair)()
+    problems = collision_diff(render, collision, D.SPAWN, S).problems
+    assert problems
+    rep = _report(pair)
+    found = {f["name"]: f for f in rep["findings"] if f["check"] == "collision_diff"}
+    for p in problems:
+        ident = diff_identity(p)
+        f = found[ident.name]
+        assert (f["got"], tuple(f["where"]), f["size_unit"]) == (
+            ident.got, tuple(ident.where), ident.size_unit)
+        assert f["size"] == pytest.approx(ident.size, abs=1e-4)
+        assert ident.name == f"{p.kind} at ({', '.join(f'{x:.2f}' for x in ident.where)})"
+        assert ident.size_unit == ("m" if p.kind == "walk_through_wall" else "m2")

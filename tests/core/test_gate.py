@@ -11,10 +11,12 @@ from capsule_collision.core.checks.gate import (
     GateError,
     Waiver,
     apply_severity,
+    apply_waivers,
     matches,
     parse_min_area,
     parse_severities,
     parse_waivers,
+    waiver_hits,
 )
 from capsule_collision.core.checks.report import combine_levels, level_report, run_checks
 from capsule_collision.core.checks.verdicts import CapsuleCheck
@@ -36,6 +38,27 @@ def test_a_waiver_matches_a_where_within_one_grid_step_and_not_beyond():
     named = Waiver("capsule", "A", None, "penetrating", "prop", "ben")
     assert matches(named, _row("capsule", "A", None, "penetrating"))
     assert not matches(named, _row("capsule", "B", None, "penetrating"))
+
+
+def test_the_first_waiver_naming_a_finding_marks_it_and_one_naming_none_is_stale():
+    """The one waiver rule of the CLI and the panel (``waiver_hits``; the panel's mark_rows
+    took the first and called a second waiver of the same finding stale, the CLI took the
+    last and did not): the first in the sidecar marks it, a second is not stale, a waiver
+    naming nothing is; a row that is no finding (None) is never marked."""
+    island = _row()
+    cap = _row("capsule", "A", None, "penetrating")
+    first = Waiver("islands", None, (4.0, 4.0, 1.0), "island", "bonus", "ana")
+    again = Waiver("islands", None, (4.1, 4.0, 1.0), "island", "other words", "ben")
+    gone = Waiver("capsule", "Gone", None, "penetrating", "x", "cy")
+    named = Waiver("capsule", "A", None, "penetrating", "prop", "dee")
+    waivers = (gone, first, again, named)
+    assert waiver_hits([island, None, cap], waivers) == ([1, -1, 3], [0])
+    assert waiver_hits([], waivers) == ([], [0, 1, 2, 3])
+    rows = [dict(island), dict(cap), _row(where=(9.0, 9.0, 1.0))]
+    assert apply_waivers(rows, waivers) == [gone]  # the CLI: stale ones become infos
+    assert rows[0]["waived"] == {"reason": "bonus", "who": "ana"}
+    assert rows[1]["waived"] == {"reason": "prop", "who": "dee"}
+    assert "waived" not in rows[2]
 
 
 @pytest.mark.parametrize("entry, path", [

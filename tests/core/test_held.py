@@ -6,8 +6,10 @@ import pathlib
 
 import pytest
 from capsule_collision.core import ControllerSettings
+from capsule_collision.core.checks import held
 from capsule_collision.core.checks.held import (
     count_findings,
+    finding_counts,
     finding_identity,
     held_document,
     held_level,
@@ -138,3 +140,19 @@ def test_a_runs_findings_held_again_count_the_same():
     assert again["summary"]["by_severity"] == ran["summary"]["by_severity"]
     assert [f["name"] for f in again["levels"][0]["findings"]] == \
         [f["name"] for f in run["findings"]]
+
+
+def test_finding_counts_merge_once_and_count_the_waived_apart(monkeypatch):
+    """The panel's counts per redraw (panels.check_counts, results.severity_counts) come from
+    one merge (they merged twice: count_findings then waived_count): a capsule waived on two
+    objects is one waived finding, not a warning; the rest as count_findings."""
+    waived = {"reason": "prop", "who": "ana"}
+    rows = [dict(probe_row("Wall", [0], 0.1), waived=waived),
+            dict(probe_row("Post", [5], 0.2), waived=waived),
+            region((1.0, 2.0, 0.0)), region((5.0, 2.0, 0.0), "error")]
+    merges = []
+    real = held.merge_findings
+    monkeypatch.setattr(held, "merge_findings", lambda e: merges.append(1) or real(e))
+    assert finding_counts(rows) == {"error": 1, "warning": 1, "info": 0, "waived": 1}
+    assert len(merges) == 1
+    assert count_findings(rows) == {"error": 1, "warning": 1, "info": 0}

@@ -5,10 +5,15 @@ in the report the CLI writes (report.json, the console's findings, JUnit)."""
 
 import numpy as np
 import pytest
-from capsule_collision.core import Capsule, ControllerSettings, TriangleMesh
+from capsule_collision.core import Capsule, ControllerSettings, TriangleMesh, reachability
 from capsule_collision.core.checks.reach_spawns import spawns_in_walls
 from capsule_collision.core.checks.report import check_level, combine_levels
-from capsule_collision.core.checks.spawn_places import spawn_names, spawn_place_findings
+from capsule_collision.core.checks.spawn_places import (
+    spawn_listed,
+    spawn_names,
+    spawn_place_findings,
+)
+from capsule_collision.core.checks.targets import run_reachability
 from capsule_collision.core.checks.verdicts import CapsuleCheck
 from capsule_collision.levelcheck.junit import junit_xml
 from scenes import box, grid, merge
@@ -92,3 +97,24 @@ def test_spawn_names_are_the_marked_capsules_then_the_sidecar_points():
 def test_mismatched_inputs_are_a_value_error():
     with pytest.raises(ValueError, match="2 names, 1 feet"):
         spawn_place_findings(["a", "b"], np.zeros((1, 3)), [-1], [-1], None, str)
+
+
+def test_spawn_listed_is_the_reports_spawn_findings_buried_first_with_their_solid():
+    """``spawn_listed`` is the one list of spawn findings the report and the panel's SPAWN
+    rows take (the panel repeated the report's steps): a buried spawn's error (its solid's
+    triangle, bracketed) first, then the placements, each as the report lists it."""
+    mesh = _level()
+    feet = np.array([[6.25, 5.0, 0.0], [2.0, 5.0, 0.0], [5.8, 5.0, 0.0], [3.0, 3.0, 0.61]])
+    flood = run_reachability(reachability, mesh, feet, (), S)
+    names = ["Buried", "Ok", "Walled", "High"]
+    got = spawn_listed(names, feet, flood.buried, spawns_in_walls(mesh, feet, S), flood.result,
+                       lambda t: f"tri {t}")
+    assert [(x.finding.check, x.finding.name, x.finding.got, bracket) for x, bracket in got] == [
+        ("capsule", "spawn Buried", "penetrating", True), ("spawns", "Walled", "in_wall", False),
+        ("spawns", "High", "falls", False)]
+    assert got[0][0].triangles.tolist() == [int(flood.buried[0])] and flood.buried[0] >= 0
+    rep = _report(feet)
+    listed = {(f["check"], f["name"], f["got"]) for f in rep["findings"]
+              if f["check"] == "spawns" or f["name"].startswith("spawn ")}
+    assert listed == {("capsule", "spawn 1", "penetrating"), ("spawns", "spawn 3", "in_wall"),
+                      ("spawns", "spawn 4", "falls")}
