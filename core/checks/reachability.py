@@ -189,8 +189,8 @@ def _arc_reach(smap, h, nodes, settings, v0, low=None) -> np.ndarray:
     lowest free span)."""
     s = settings
     g = max(s.gravity, 1e-12)
-    if low is None:
-        low = float((smap.stand[smap.state == FREE] @ smap.grid.up).min())
+    if low is None:  # h is the FREE spans' stand height (NaN elsewhere)
+        low = float(np.nanmin(h))
     drop = np.maximum(h[nodes] - low, 0.0) + s.height
     t_air = 2.0 * v0 / g + np.sqrt(2.0 * drop / g)
     return np.ceil((s.speed * t_air + s.radius) / smap.grid.cell).astype(np.int64) + 1

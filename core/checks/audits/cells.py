@@ -334,6 +334,14 @@ def shifted(grid: CellGrid, cell, dx: int, dy: int) -> np.ndarray:
     return np.where(ok, ix * grid.ny + iy, -1)
 
 
+def shifted_xy(grid: CellGrid, ix, iy, dx: int, dy: int) -> np.ndarray:
+    """``shifted`` of the cells of grid coordinates ``ix``, ``iy`` (K,) (``cell // ny``,
+    ``cell % ny``, computed once by a caller that shifts the same cells many ways)."""
+    jx, jy = ix + dx, iy + dy
+    ok = (jx >= 0) & (jx < grid.nx) & (jy >= 0) & (jy < grid.ny)
+    return np.where(ok, jx * grid.ny + jy, -1)
+
+
 class Columns(NamedTuple):
     """The spans of a grid for lookups: grid; cell (N,) int64 ascending; height (N,) metres;
     starts the ``column_starts`` of ``cell``."""

@@ -208,7 +208,10 @@ def components(n: int, a, b) -> np.ndarray:
     first = np.flatnonzero(starts)  # each run's smallest node
     ra, rb = run[lo[~chain]], run[hi[~chain]]
     cross = ra != rb
-    pairs = np.unique(ra[cross] * first.size + rb[cross])
+    key = ra[cross] * first.size + rb[cross]
+    # neighbouring edges mostly join the same two runs (grid rows): drop repeats in a row
+    # before the sort (the arena's 1.7 M cross edges hold 4,700 distinct pairs)
+    pairs = np.unique(key[np.r_[True, key[1:] != key[:-1]]] if key.size else key)
     label = _hook(first.size, pairs // max(first.size, 1), pairs % max(first.size, 1))
     return first[label][run] if n else np.zeros(0, np.int64)
 
