@@ -61,6 +61,7 @@ from .reach_links import (
     neighbour_links,
     node_heights,
 )
+from .reach_open import first_round_spills
 from .reach_regions import Region, explainer, regions, span_faces
 from .reach_spawns import nearest_nodes, spawn_floor, spawn_nodes
 from .reach_what_if import reflood, what_if
@@ -422,8 +423,9 @@ def _flood_window(mesh, pts, landed, settings, progress, cache):
                   lambda _f: progress(0.95 * float(win.built.mean())))
     grow = win.tiles_around(win.grid.cell_of(np.concatenate([pts, landed[0]])), rings=1)
     rings = 1
-    for _ in range(WINDOW_ROUNDS + 1):
-        if win.share(grow) > WINDOW_WHOLE_SHARE:
+    for round_ in range(WINDOW_ROUNDS + 1):
+        if win.share(grow) > WINDOW_WHOLE_SHARE or (round_ == 0 and first_round_spills(
+                win, grow, pts, landed, settings, WINDOW_WHOLE_SHARE)):
             return None
         win.add(grow)
         smap = win.map()
