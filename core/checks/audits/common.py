@@ -153,7 +153,12 @@ def foot_ring(mesh, faces, settings):
 
 
 def up_normals(mesh, faces, u) -> np.ndarray:
-    """(K, 3) unit face normals turned to the side of ``u``."""
+    """(K, 3) unit face normals turned to the side of ``u`` (turned once per triangle when
+    ``faces`` lists more rows than the mesh has triangles: the spans of a map)."""
+    faces = np.asarray(faces)
+    if faces.size > mesh.n_triangles:
+        n = mesh.normals
+        return (n * np.where(n @ u < 0.0, -1.0, 1.0)[:, None])[faces]
     n = mesh.normals[faces]
     return n * np.where(n @ u < 0.0, -1.0, 1.0)[:, None]
 

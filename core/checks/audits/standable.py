@@ -267,7 +267,7 @@ def cover_min(cols: Columns, stand, free, targets, value, settings):
         return out
     tc, th = cols.cell[targets], cols.height[targets]
     tx, ty = m_grid.centre_xy(tc)
-    fx, fy = m_grid.coords(np.nan_to_num(stand))
+    fx, fy = m_grid.coords(stand)  # NaN off FREE: read only where ok (a FREE span)
     r2 = s.radius * s.radius
     tix, tiy = np.divmod(tc, m_grid.ny)  # once for the ~40 offsets
     for dx, dy in cover_offsets(s, c):
@@ -364,7 +364,7 @@ def covered_spans(mesh, s, cols: Columns, sp: Spans, stand, free, targets):
     slab (tests/core/test_standable_stacked.py).
     Sealed: not covered for something over the floor lower than ``sealed_gap``."""
     up = s.up_vector
-    lowest = cover_min(cols, stand, free, targets, np.nan_to_num(stand) @ up, s)
+    lowest = cover_min(cols, stand, free, targets, stand @ up, s)  # read on FREE only
     ok = np.isfinite(lowest)
     sealed = np.zeros(targets.size, bool)
     rise = np.where(ok, lowest - sp.height[targets], 0.0)
