@@ -214,7 +214,9 @@ def _direction_links(mesh, s, smap, nodes, h, di, xy):
     i, j = nodes[has], target[has]
     dh = h[j] - h[i]
     near = k[has] == 1
-    kind = np.where(dh > wr, STEP_UP, np.where(dh < -wr, STEP_DOWN, WALK)).astype(np.int8)
+    kind = np.zeros(has.size, np.int8)  # WALK
+    kind[dh > wr] = STEP_UP
+    kind[dh < -wr] = STEP_DOWN
     ok = np.ones(has.size, bool)
     up_near = near & (kind == STEP_UP)
     ok[up_near] = stepped(mesh, s, smap, i[up_near], j[up_near], d_world, h)
@@ -230,7 +232,9 @@ def _direction_links(mesh, s, smap, nodes, h, di, xy):
                 np.full(fall.size, s.ground_probe))
     fell = np.full(nodes.size, -1, np.int64)
     fell[fall[fok]] = drop[fall[fok]]
-    links = Links.join([Links(i[ok], j[ok], kind[ok]),
+    if not ok.all():  # most moves are accepted: no copies then
+        i, j, kind = i[ok], j[ok], kind[ok]
+    links = Links.join([Links(i, j, kind),
                         Links(nodes[fall[fok]], drop[fall[fok]],
                               np.full(int(fok.sum()), FALL, np.int8))])
     return links, linked, fell, floor1
