@@ -68,8 +68,8 @@ def _known_free(win, sp: Spans, rec, near, settings):
     stand = np.where(free[:, None], sp.foot, np.nan)
     rows = np.flatnonzero(np.isin(sp.cell, near) & ~free)
     if rows.size:
-        sub = Spans(*(np.zeros(rows.size, bool) if f == "inside" else getattr(sp, f)[rows]
-                      for f in Spans._fields))
+        sub = Spans(sp.face[rows], sp.cell[rows], sp.foot[rows], sp.height[rows],
+                    np.zeros(rows.size, bool), sp.normal[rows])  # its own inside flags
         fr = free_spans(win.mesh, s, sub, rec, win.classes, win.grid.cell, win.screen)
         free[rows], stand[rows] = fr.free, fr.stand
     return free, stand

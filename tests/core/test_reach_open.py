@@ -5,18 +5,15 @@ around a post, a hole over a pit and a step whose edge lies near a tile edge."""
 
 from __future__ import annotations
 
+import capsule_collision.core.checks.reachability as reach_mod
 import numpy as np
 import pytest
-
-import capsule_collision.core.checks.reachability as reach_mod
+import scenes
 from capsule_collision.core import ControllerSettings, TriangleMesh, reachability
 from capsule_collision.core.checks import reach_open
 from capsule_collision.core.checks.audits import window
-from capsule_collision.core.checks.reach_arcs import ArcCache
-from capsule_collision.core.checks.reach_spawns import spawn_floor
 from capsule_collision.core.checks.reach_links import reach_cells
-
-import scenes
+from capsule_collision.core.checks.reach_spawns import spawn_floor
 
 S = ControllerSettings()
 
@@ -63,18 +60,24 @@ def small_tiles(monkeypatch):
 def test_fast_first_round_gives_up_only_when_the_full_round_does(small_tiles, monkeypatch,
                                                                  where):
     mesh = _ground_with_a_post_a_hole_and_a_step()
-    fast, win, grow, pts, landed, s = _first_round(mesh, SPAWNS[where])
+    fast, *_ = _first_round(mesh, SPAWNS[where])
+    # the full rounds: every span of their tiles judged, the flood over them
     monkeypatch.setattr(reach_mod, "first_round_spills", lambda *a: False)
-    full = reach_mod._flood_window(mesh, pts, landed, s, lambda _f: None, ArcCache())
+    rounds = []
+    add = window.MapWindow.add
+    monkeypatch.setattr(window.MapWindow, "add", lambda self, t: rounds.append(1) or add(self, t))
+    mesh = _ground_with_a_post_a_hole_and_a_step()
+    reachability(mesh, [SPAWNS[where]])
+    gave_up_at_once = len(rounds) == 1 and reach_mod.has_map(mesh, S)
     if fast:
-        assert full is None  # never gives up where the full round would keep the window
+        assert gave_up_at_once  # never gives up where the full round keeps the window
     # not a guess either way: open ground spills at once (the post's cells judged exactly
     # join the screened ground), the pit's 4 m2 never does; by the step the unscreened band
     # is wider than the cells judged around the spawn: the answer may be "not known"
     if where in ("open", "post"):
         assert fast
     if where == "pit":
-        assert not fast and full is not None
+        assert not fast and not reach_mod.has_map(mesh, S)
 
 
 @pytest.mark.parametrize("where", sorted(SPAWNS))

@@ -113,7 +113,7 @@ class MapWindow:
         new = np.zeros(self.built.size, bool)
         new[tiles] = True
         sp, rec = self.spans(tiles)
-        sp = sp._replace(inside=sp.inside.copy())  # judged here: the kept copy stays clean
+        sp = Spans(sp.face, sp.cell, sp.foot, sp.height, sp.inside.copy(), sp.normal)
         self._last = None
         fr = free_spans(self.mesh, self.settings, sp, rec, self.classes, self.grid.cell,
                         self.screen)
