@@ -262,7 +262,8 @@ def _nearest(d, k) -> np.ndarray:
 
 def _sight_lines(smap, members, eyes_from, eye_points, settings, seed):
     """(eyes (A, 3), targets (A, 3)) the lines of sight looked along for one region (the
-    module docstring), or None when it has no free node or nobody looks."""
+    module docstring), or None when it has no free node or nobody looks. eye_points : the
+    three coordinate columns (E,) of the stand points of ``eyes_from``."""
     u = settings.up_vector
     inner = members[smap.state[members] == FREE]
     if not inner.size or not eyes_from.size:
@@ -270,7 +271,9 @@ def _sight_lines(smap, members, eyes_from, eye_points, settings, seed):
     rng = np.random.default_rng(seed)
     tgt = smap.stand[inner if inner.size <= TARGETS else rng.choice(inner, TARGETS, False)]
     tgt = tgt + u * TARGET_LIFT
-    d = ((eye_points - tgt.mean(0)) ** 2).sum(1)
+    m = tgt.mean(0)
+    dx, dy, dz = (eye_points[i] - m[i] for i in range(3))
+    d = dx * dx + dy * dy + dz * dz  # ((eye - m) ** 2).sum(1), the same floats, no (E, 3)
     near = eyes_from[_nearest(d, EYES // 2)]
     far = eyes_from if eyes_from.size <= EYES // 2 else rng.choice(eyes_from, EYES // 2, False)
     eyes = smap.stand[np.unique(np.concatenate([near, far]))] + u * (
@@ -282,7 +285,7 @@ def regions_visible(mesh, smap, regions, eyes_from, settings, seed=0) -> np.ndar
     """(R,) bool per region of ``regions`` (list of (M,) node arrays): a standing character
     at one of the reached free nodes ``eyes_from`` (E,) sees a point of it (module
     docstring). Every region's lines of sight are cast in one batch."""
-    eye_points = smap.stand[eyes_from]
+    eye_points = [smap.stand[eyes_from, i] for i in range(3)]  # columns: one pass each
     lines = [_sight_lines(smap, m, eyes_from, eye_points, settings, seed) for m in regions]
     owner = np.concatenate([np.full(len(x[0]), r, np.int64)
                             for r, x in enumerate(lines) if x is not None] + [EMPTY])

@@ -41,8 +41,11 @@ def _flood(comp, a, b, seeds, n) -> np.ndarray:
 
 def one_way_pairs(comp, links: Links) -> np.ndarray:
     """(P, 2) int64 the distinct (from, to) component pairs (``comp`` labels) the moves
-    ``links`` join, sorted; moves within a component are left out."""
-    ca, cb = comp[links.src], comp[links.dst]
+    ``links`` join, sorted; moves within a component are left out. ``comp`` joins the ends
+    of every walk (``mutual_components`` or coarser), so the walks (most of the moves of
+    open floor: 3.3 M of the arena's) are not looked at."""
+    rows = np.flatnonzero(links.kind != WALK)
+    ca, cb = comp[links.src[rows]], comp[links.dst[rows]]
     one = ca != cb
     return np.unique(np.stack([ca[one], cb[one]], 1), axis=0) if one.any() else \
         np.zeros((0, 2), np.int64)

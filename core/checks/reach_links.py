@@ -38,7 +38,7 @@ import numpy as np
 
 from ..constants import STEP_RISE_TOL
 from ..controller.steps import climbable, measure_step
-from .audits.cells import shifted
+from .audits.cells import shifted_xy
 from .audits.common import EMPTY_I, raycast_chunks
 from .audits.spans import sweep_chunks
 from .audits.standable import FREE, exact_model
@@ -116,39 +116,40 @@ def node_heights(smap) -> np.ndarray:
     return np.where(smap.state == FREE, smap.stand @ smap.grid.up, np.nan)
 
 
-def _search(smap, s, nodes, h, dx, dy):
+def _search(smap, s, nodes, h, dx, dy, xy):
     """For ``nodes`` (M,) going (dx, dy): (target (M,) first free node within step_height,
     -1; k (M,) its column; floor1 (M,) bool some floor within step_height in column 1;
     drop (M,) the highest free node below in the first column that has one, -1). Columns
-    beyond the first are searched only for the nodes still without a target."""
-    free = smap.state == FREE
+    beyond the first are searched only for the nodes still without a target. xy : the
+    nodes' grid coordinates (ix, iy) (M,) each. ``h`` is NaN off the FREE spans, so the
+    lookups need no FREE mask (a NaN height is in no range)."""
     cols = smap.columns
     kk = reach_cells(s, smap.grid.cell)
     m = nodes.size
     hq = h[nodes]
-    base = smap.cell[nodes]
+    ix, iy = xy
     # the next column for every node at once (no row gathers: most find their target there)
-    target = cols.lookup(shifted(smap.grid, base, dx, dy), hq, -s.step_height, s.step_height,
-                         free, h)
+    target = cols.lookup(shifted_xy(smap.grid, ix, iy, dx, dy), hq, -s.step_height,
+                         s.step_height, None, h)
     k_at = (target >= 0).astype(np.int64)
     rows = np.flatnonzero(target < 0)
     for k in range(2, kk + 1):
         if not rows.size:
             break
-        j = cols.lookup(shifted(smap.grid, base[rows], k * dx, k * dy), hq[rows],
-                        -s.step_height, s.step_height, free, h)
+        j = cols.lookup(shifted_xy(smap.grid, ix[rows], iy[rows], k * dx, k * dy), hq[rows],
+                        -s.step_height, s.step_height, None, h)
         found = j >= 0
         target[rows[found]], k_at[rows[found]] = j[found], k
         rows = rows[~found]
     floor1 = np.ones(m, bool)
     drop = np.full(m, -1, np.int64)
     if rows.size:  # no target: an edge (no floor next), or something in the way
-        floor1[rows] = cols.lookup(shifted(smap.grid, base[rows], dx, dy), hq[rows],
-                                   -s.step_height, s.step_height) >= 0
+        floor1[rows] = cols.lookup(shifted_xy(smap.grid, ix[rows], iy[rows], dx, dy),
+                                   hq[rows], -s.step_height, s.step_height) >= 0
         left = rows[~floor1[rows]]
         for k in range(1, kk + 1):
-            low = cols.lookup(shifted(smap.grid, base[left], k * dx, k * dy), hq[left],
-                              -np.inf, -s.step_height - STEP_RISE_TOL, free, h)
+            low = cols.lookup(shifted_xy(smap.grid, ix[left], iy[left], k * dx, k * dy),
+                              hq[left], -np.inf, -s.step_height - STEP_RISE_TOL, None, h)
             drop[left[low >= 0]] = low[low >= 0]
             left = left[low < 0]
             if not left.size:
@@ -200,20 +201,22 @@ def stepped(mesh, s, smap, src, dst, d_world, h) -> np.ndarray:
     return climbable(probe, s)
 
 
-def _direction_links(mesh, s, smap, nodes, h, di):
-    """The accepted moves of ``nodes`` (M,) in direction ``di``; (M,) bool nodes that got a
-    walk or step, (M,) int64 the node each fell to (-1: no fall); (M,) bool floor in the
-    next column."""
+def _direction_links(mesh, s, smap, nodes, h, di, xy):
+    """The accepted moves of ``nodes`` (M,) (grid coordinates ``xy``) in direction ``di``;
+    (M,) bool nodes that got a walk or step, (M,) int64 the node each fell to (-1: no
+    fall); (M,) bool floor in the next column."""
     grid = smap.grid
     dx, dy = DIRECTIONS[di]
     d_world = dx * grid.e1 + dy * grid.e2
     wr = walk_rise(s, grid.cell)
-    target, k, floor1, drop = _search(smap, s, nodes, h, dx, dy)
+    target, k, floor1, drop = _search(smap, s, nodes, h, dx, dy, xy)
     has = np.flatnonzero(target >= 0)
     i, j = nodes[has], target[has]
     dh = h[j] - h[i]
     near = k[has] == 1
-    kind = np.where(dh > wr, STEP_UP, np.where(dh < -wr, STEP_DOWN, WALK)).astype(np.int8)
+    kind = np.zeros(has.size, np.int8)  # WALK
+    kind[dh > wr] = STEP_UP
+    kind[dh < -wr] = STEP_DOWN
     ok = np.ones(has.size, bool)
     up_near = near & (kind == STEP_UP)
     ok[up_near] = stepped(mesh, s, smap, i[up_near], j[up_near], d_world, h)
@@ -229,7 +232,9 @@ def _direction_links(mesh, s, smap, nodes, h, di):
                 np.full(fall.size, s.ground_probe))
     fell = np.full(nodes.size, -1, np.int64)
     fell[fall[fok]] = drop[fall[fok]]
-    links = Links.join([Links(i[ok], j[ok], kind[ok]),
+    if not ok.all():  # most moves are accepted: no copies then
+        i, j, kind = i[ok], j[ok], kind[ok]
+    links = Links.join([Links(i, j, kind),
                         Links(nodes[fall[fok]], drop[fall[fok]],
                               np.full(int(fok.sum()), FALL, np.int8))])
     return links, linked, fell, floor1
@@ -241,9 +246,10 @@ def neighbour_links(mesh, smap, settings):
     s = settings
     h = node_heights(smap)
     nodes = np.flatnonzero(smap.state == FREE)
+    xy = np.divmod(smap.cell[nodes], smap.grid.ny)  # grid coordinates, shifted 4+ ways
     parts, e_node, e_dir, e_drop, e_fell, e_to = [], [], [], [], [], []
     for di in range(len(DIRECTIONS)):
-        links, linked, fell, floor1 = _direction_links(mesh, s, smap, nodes, h, di)
+        links, linked, fell, floor1 = _direction_links(mesh, s, smap, nodes, h, di, xy)
         parts.append(links)
         e_node.append(nodes[~linked])
         e_dir.append(np.full(int((~linked).sum()), di, np.int64))

@@ -33,7 +33,9 @@ class Region(NamedTuple):
 def span_faces(smap, spans):
     """Faces and their areas (m^2) of the spans ``spans`` (S,) (faces crossing no cell centre
     included through their span): (faces (F,) sorted, area float)."""
-    lone = np.flatnonzero(np.isin(smap.face_span, spans))
+    on = np.zeros(smap.face.size + 1, bool)  # a mask, not a sort of the spans (np.isin)
+    on[spans] = True
+    lone = np.flatnonzero(on[smap.face_span])  # face_span -1 reads the spare False
     faces = np.unique(np.concatenate([smap.face[spans], lone]))
     area = float(smap.weight[spans].sum() + smap.standable_area[lone].sum()
                  + smap.cramped_area[lone].sum())

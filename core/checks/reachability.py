@@ -61,6 +61,7 @@ from .reach_links import (
     neighbour_links,
     node_heights,
 )
+from .reach_open import first_round_spills
 from .reach_regions import Region, explainer, regions, span_faces
 from .reach_spawns import nearest_nodes, spawn_floor, spawn_nodes
 from .reach_what_if import reflood, what_if
@@ -189,8 +190,8 @@ def _arc_reach(smap, h, nodes, settings, v0, low=None) -> np.ndarray:
     lowest free span)."""
     s = settings
     g = max(s.gravity, 1e-12)
-    if low is None:
-        low = float((smap.stand[smap.state == FREE] @ smap.grid.up).min())
+    if low is None:  # h is the FREE spans' stand height (NaN elsewhere)
+        low = float(np.nanmin(h))
     drop = np.maximum(h[nodes] - low, 0.0) + s.height
     t_air = 2.0 * v0 / g + np.sqrt(2.0 * drop / g)
     return np.ceil((s.speed * t_air + s.radius) / smap.grid.cell).astype(np.int64) + 1
@@ -422,8 +423,9 @@ def _flood_window(mesh, pts, landed, settings, progress, cache):
                   lambda _f: progress(0.95 * float(win.built.mean())))
     grow = win.tiles_around(win.grid.cell_of(np.concatenate([pts, landed[0]])), rings=1)
     rings = 1
-    for _ in range(WINDOW_ROUNDS + 1):
-        if win.share(grow) > WINDOW_WHOLE_SHARE:
+    for round_ in range(WINDOW_ROUNDS + 1):
+        if win.share(grow) > WINDOW_WHOLE_SHARE or (round_ == 0 and first_round_spills(
+                win, grow, pts, landed, settings, WINDOW_WHOLE_SHARE)):
             return None
         win.add(grow)
         smap = win.map()

@@ -334,6 +334,14 @@ def shifted(grid: CellGrid, cell, dx: int, dy: int) -> np.ndarray:
     return np.where(ok, ix * grid.ny + iy, -1)
 
 
+def shifted_xy(grid: CellGrid, ix, iy, dx: int, dy: int) -> np.ndarray:
+    """``shifted`` of the cells of grid coordinates ``ix``, ``iy`` (K,) (``cell // ny``,
+    ``cell % ny``, computed once by a caller that shifts the same cells many ways)."""
+    jx, jy = ix + dx, iy + dy
+    ok = (jx >= 0) & (jx < grid.nx) & (jy >= 0) & (jy < grid.ny)
+    return np.where(ok, jx * grid.ny + jy, -1)
+
+
 class Columns(NamedTuple):
     """The spans of a grid for lookups: grid; cell (N,) int64 ascending; height (N,) metres;
     starts the ``column_starts`` of ``cell``."""
@@ -377,8 +385,8 @@ def nearest_in_column(cells_sorted, heights, q_cell, q_height, lo, hi, mask=None
     q_cell = np.asarray(q_cell, np.int64)
     if starts is not None and starts.size:
         c = np.maximum(q_cell, 0)
-        start = starts[c]
-        count = np.where(q_cell >= 0, starts[c + 1] - start, 0)
+        start = starts.take(c)
+        count = np.where(q_cell >= 0, starts[1:].take(c) - start, 0)
     else:
         start = np.searchsorted(cells_sorted, q_cell, "left")
         count = np.searchsorted(cells_sorted, q_cell, "right") - start
@@ -393,10 +401,13 @@ def nearest_in_column(cells_sorted, heights, q_cell, q_height, lo, hi, mask=None
     if mask is not None:
         ok &= mask[first]
     best = np.where(ok, first, -1)
+    most = int(count.max(initial=0))  # spans per column: a few storeys at most
+    if most <= 1:  # one storey everywhere asked (open floor): the first span is the answer
+        return best
     best_d = np.where(ok, np.abs(d), np.inf)
     lo = np.broadcast_to(np.asarray(lo, float), (q,))
     hi = np.broadcast_to(np.asarray(hi, float), (q,))
-    for j in range(1, int(count.max(initial=0))):  # spans per column: a few storeys at most
+    for j in range(1, most):
         rows = np.flatnonzero(count > j)
         idx = start[rows] + j
         d = heights[idx] - q_height[rows]

@@ -153,7 +153,12 @@ def foot_ring(mesh, faces, settings):
 
 
 def up_normals(mesh, faces, u) -> np.ndarray:
-    """(K, 3) unit face normals turned to the side of ``u``."""
+    """(K, 3) unit face normals turned to the side of ``u`` (turned once per triangle when
+    ``faces`` lists more rows than the mesh has triangles: the spans of a map)."""
+    faces = np.asarray(faces)
+    if faces.size > mesh.n_triangles:
+        n = mesh.normals
+        return (n * np.where(n @ u < 0.0, -1.0, 1.0)[:, None])[faces]
     n = mesh.normals[faces]
     return n * np.where(n @ u < 0.0, -1.0, 1.0)[:, None]
 
@@ -208,7 +213,10 @@ def components(n: int, a, b) -> np.ndarray:
     first = np.flatnonzero(starts)  # each run's smallest node
     ra, rb = run[lo[~chain]], run[hi[~chain]]
     cross = ra != rb
-    pairs = np.unique(ra[cross] * first.size + rb[cross])
+    key = ra[cross] * first.size + rb[cross]
+    # neighbouring edges mostly join the same two runs (grid rows): drop repeats in a row
+    # before the sort (the arena's 1.7 M cross edges hold 4,700 distinct pairs)
+    pairs = np.unique(key[np.r_[True, key[1:] != key[:-1]]] if key.size else key)
     label = _hook(first.size, pairs // max(first.size, 1), pairs % max(first.size, 1))
     return first[label][run] if n else np.zeros(0, np.int64)
 

@@ -87,7 +87,8 @@ def mark_inside(sp: Spans, rec: Records, rows) -> None:
     together); only the records of their cells are sorted."""
     if not rows.size:
         return
-    keep = np.isin(rec.cell, np.unique(sp.cell[rows]))
+    cells = np.unique(sp.cell[rows])  # searched, not sorted with the 860 k records
+    keep = cells[np.minimum(np.searchsorted(cells, rec.cell), cells.size - 1)] == rec.cell
     sub = Records(*(col[keep] for col in rec))
     sp.inside[rows] = inside_solids(sub, sp.cell[rows], sp.height[rows] + PROBE_LIFT,
                                     COINCIDENT_SPAN)

@@ -43,7 +43,7 @@ import numpy as np
 
 from ...constants import STANDABLE_CELL_FRACTION
 from ..walkability import WALKABLE
-from .cells import CellGrid, Columns, cell_grid, columns, shifted
+from .cells import CellGrid, Columns, cell_grid, columns, shifted, shifted_xy
 from .common import (
     EMPTY_I,
     PROBE_LIFT,
@@ -267,10 +267,12 @@ def cover_min(cols: Columns, stand, free, targets, value, settings):
         return out
     tc, th = cols.cell[targets], cols.height[targets]
     tx, ty = m_grid.centre_xy(tc)
-    fx, fy = m_grid.coords(np.nan_to_num(stand))
+    fx, fy = m_grid.coords(stand)  # NaN off FREE: read only where ok (a FREE span)
     r2 = s.radius * s.radius
+    tix, tiy = np.divmod(tc, m_grid.ny)  # once for the ~40 offsets
     for dx, dy in cover_offsets(s, c):
-        j = cols.lookup(shifted(m_grid, tc, dx, dy), th, -s.step_height, s.step_height, free)
+        j = cols.lookup(shifted_xy(m_grid, tix, tiy, dx, dy), th, -s.step_height,
+                        s.step_height, free)
         ok = j >= 0
         jj = np.maximum(j, 0)
         gx = np.maximum(np.abs(fx[jj] - tx) - 0.5 * c, 0.0)
@@ -362,7 +364,7 @@ def covered_spans(mesh, s, cols: Columns, sp: Spans, stand, free, targets):
     slab (tests/core/test_standable_stacked.py).
     Sealed: not covered for something over the floor lower than ``sealed_gap``."""
     up = s.up_vector
-    lowest = cover_min(cols, stand, free, targets, np.nan_to_num(stand) @ up, s)
+    lowest = cover_min(cols, stand, free, targets, stand @ up, s)  # read on FREE only
     ok = np.isfinite(lowest)
     sealed = np.zeros(targets.size, bool)
     rise = np.where(ok, lowest - sp.height[targets], 0.0)

@@ -75,6 +75,7 @@ class MapWindow:
         proj = 0.5 * np.abs((x[1] - x[0]) * (y[2] - y[0]) - (y[1] - y[0]) * (x[2] - x[0]))
         self.expected = np.rint(proj * inv * inv).astype(np.int64)  # spans a face would have
         self.floor = self._floor_tiles()
+        self._last = None  # (tiles key, Spans, Records) of the last ``spans``
         self.data = {f: np.empty((0, 3)) if f in ("foot", "normal", "stand", "centre")
                      else np.empty(0, bool if f in ("inside", "screened", "free") else
                                    (float if f in ("height", "depth") else np.int64))
@@ -111,10 +112,9 @@ class MapWindow:
             return np.arange(n_old)
         new = np.zeros(self.built.size, bool)
         new[tiles] = True
-        tri, clip = self._pairs(new)
-        rec = rasterise(self.mesh, self.grid, tri, clip) if tri.size else Records(
-            EMPTY_I, EMPTY_I, np.empty(0), np.empty(0, np.int8))
-        sp = spans_of(self.mesh, self.settings, self.grid, self.classes, rec)
+        sp, rec = self.spans(tiles)
+        sp = Spans(sp.face, sp.cell, sp.foot, sp.height, sp.inside.copy(), sp.normal)
+        self._last = None
         fr = free_spans(self.mesh, self.settings, sp, rec, self.classes, self.grid.cell,
                         self.screen)
         self.built |= new
@@ -125,6 +125,21 @@ class MapWindow:
         where = np.empty(order.size, np.int64)
         where[order] = np.arange(order.size)
         return where[:n_old]
+
+    def spans(self, tiles):
+        """(Spans, Records) of the tiles ``tiles`` (K,) flat tile indices, not built yet:
+        rasterised and sorted, not judged (the last answer is kept for ``add``)."""
+        key = np.unique(np.asarray(tiles, np.int64)).tobytes()
+        if self._last is not None and self._last[0] == key:
+            return self._last[1], self._last[2]
+        new = np.zeros(self.built.size, bool)
+        new[np.asarray(tiles, np.int64)] = True
+        tri, clip = self._pairs(new)
+        rec = rasterise(self.mesh, self.grid, tri, clip) if tri.size else Records(
+            EMPTY_I, EMPTY_I, np.empty(0), np.empty(0, np.int8))
+        sp = spans_of(self.mesh, self.settings, self.grid, self.classes, rec)
+        self._last = (key, sp, rec)
+        return sp, rec
 
     def _pairs(self, new):
         """(triangle (P,), clip ranges) one entry per (triangle, new tile) it overlaps."""
