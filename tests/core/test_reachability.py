@@ -554,6 +554,42 @@ def test_deck_across_a_wide_gap_says_gap_and_its_pit_says_drop():
     assert pit.causes[0].kind == "drop" and pit.causes[0].value == pytest.approx(3.0)
 
 
+def _roof_and_platform():
+    return TriangleMesh(*scenes.merge([scenes.grid(0, 12, 0, 8),
+                                       scenes.box((6, 2, 0), (10, 6, 0.41)),
+                                       scenes.box((1, 5, 0), (3, 7, 3.0))]))
+
+
+@pytest.mark.parametrize("mesh, spawn, seen, what_if", [
+    (_roof_and_platform, [2.0, 2.0, 0.0], [True, False], 1),
+    (lambda: gap_scene(2.3), [2.5, 2.0, 3.0], [True, True], 0)])
+def test_unexplained_flood_has_the_same_cells_and_regions_but_no_causes(mesh, spawn, seen,
+                                                                        what_if):
+    """``explain=False`` (collision_diff's floods): the same cells, classes, moves and
+    regions (faces, area, point) as the explained flood; no causes, no line of sight
+    (every region left ``visible``) and no what-if sentence. Scenes: a 0.41 m platform in
+    view and a 3 m roof out of view (islands); a deck across a wide gap and its pit (an
+    island and a trap)."""
+    full = reachability(mesh(), [spawn])
+    fast = reachability(mesh(), [spawn], explain=False)
+    assert np.array_equal(fast.cell_class, full.cell_class)
+    assert np.array_equal(fast.cell_points, full.cell_points)
+    assert np.array_equal(fast.reachable_faces, full.reachable_faces)
+    assert fast.reachable_area == full.reachable_area and fast.arcs == full.arcs
+    assert all(np.array_equal(a, b) for a, b in zip(fast.moves, full.moves, strict=True))
+    for kind in ("islands", "traps"):
+        a, b = getattr(fast, kind), getattr(full, kind)
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert np.array_equal(x.faces, y.faces) and x.area == y.area
+            assert np.array_equal(x.point, y.point)
+            assert x.causes == () and x.visible and y.causes
+    # what the explained flood says (the roof out of view, a step height that reaches the
+    # platform) and the unexplained one leaves out
+    assert [r.visible for r in full.islands + full.traps] == seen
+    assert len(full.what_if) == what_if and fast.what_if == ()
+
+
 def test_cause_is_exported_with_its_fields():
     from capsule_collision.core.checks.reachability import Cause
     assert Cause._fields == ("kind", "value", "limit", "point", "text")
