@@ -308,9 +308,10 @@ def _split_moves(A: Reachability, B: Reachability, spans, offset, s) -> tuple:
     twin[spans] = counterpart(A, B, spans, h[spans], s.step_height,
                               B.standable.state == FREE)
     src, dst = A.moves.src, A.moves.dst
-    both = (A.moves.kind == WALK) | np.isin(dst * n_a + src, src * n_a + dst)
-    keep = both & on[src] & on[dst] & (twin[src] >= 0) & (twin[dst] >= 0)
-    src, dst = src[keep], dst[keep]
+    keep = on[src] & on[dst] & (twin[src] >= 0) & (twin[dst] >= 0)
+    src, dst = src[keep], dst[keep]  # the way back of a kept move is kept too
+    both = (A.moves.kind[keep] == WALK) | np.isin(dst * n_a + src, src * n_a + dst)
+    src, dst = src[both], dst[both]
     split = comp_b[twin[src]] != comp_b[twin[dst]]
     out[src[split]] = True
     face = np.where(out, B.standable.face[np.maximum(twin, 0)], -1)
