@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 import scenes
 from capsule_collision.core import reachability
+from capsule_collision.core.checks.audits.common import raycast_chunks
+from capsule_collision.core.checks.reach_explain import SIGHT_PIECE, sight_blocked
 from capsule_collision.core.checks.reach_links import FALL, JUMP, STEP_DOWN, STEP_UP, WALK
 from capsule_collision.core.checks.reachability import (
     CRAMPED_CELL,
@@ -588,6 +590,23 @@ def test_unexplained_flood_has_the_same_cells_and_regions_but_no_causes(mesh, sp
     # platform) and the unexplained one leaves out
     assert [r.visible for r in full.islands + full.traps] == seen
     assert len(full.what_if) == what_if and fast.what_if == ()
+
+
+@pytest.mark.parametrize("wall_x", [2 * SIGHT_PIECE, 2 * SIGHT_PIECE + 1e-9,
+                                    2 * SIGHT_PIECE - 1e-9, 1.3 * SIGHT_PIECE])
+def test_lines_of_sight_in_pieces_meet_what_the_whole_ray_meets(wall_x):
+    """``sight_blocked`` casts a line SIGHT_PIECE metres at a time: a wall on the seam of two
+    pieces (and a nanometre either side of it) or inside one is met exactly as the whole
+    ray meets it; a line ending 1e-7 m short of the wall is not blocked, 1e-7 m past it is,
+    as is a line three walls long; a line that passes above the wall is not."""
+    wall = TriangleMesh(*scenes.box((wall_x, -2.0, 0.0), (wall_x + 0.2, 2.0, 2.0)))
+    ends = [wall_x - 1e-7, wall_x + 1e-7, 3.0 * wall_x, wall_x - 0.5]
+    o = np.array([[0.0, 0.0, 1.0]] * 4 + [[0.0, 0.0, 2.5]])
+    d = np.array([[1.0, 0.0, 0.0]] * 5)
+    length = np.array(ends + [3.0 * wall_x])
+    got = sight_blocked(wall, o, d, length)
+    t, _tri = raycast_chunks(wall, o, d, length)
+    assert got.tolist() == np.isfinite(t).tolist() == [False, True, True, False, False]
 
 
 def test_cause_is_exported_with_its_fields():
