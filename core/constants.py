@@ -466,3 +466,7 @@ DIFF_SLOP = 1e-4
 # Metres two stand points may differ and be the same place (float noise of two builds of
 # the same floor; far below the tolerances): such spans are not let down again.
 STAND_MATCH = 1e-4
+# Metres a piece of a line of sight reaches past its end (reach_explain.sight_blocked casts
+# a long line in pieces): a hit on the seam of two pieces is met by the first; far above
+# float64 noise at 10 km (2e-12 m), far below anything a target point's lift resolves.
+SIGHT_PIECE_OVERLAP = 1e-6

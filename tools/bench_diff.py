@@ -14,20 +14,27 @@ Each pair is timed two ways in the same run (fresh meshes each: maps are kept wi
   (``diff`` column: the check's own time, what the budget is about); ``same`` says whether
   both ways found the same problems.
 
+With ``--explained`` the CLI's way runs once more with both floods explained (the islands'
+causes, lines of sight and what-if refloods, as before ``reachability(explain=False)``: the
+baseline, side by side in the same run): ``explained`` column, and ``same`` then also says
+whether its problems are the same as the unexplained floods' ones.
+
 Targets (issue 25): at most 2 s on a 10k-triangle pair and 20 s on the largest map
 (oa_koth1: 11k render against 41k clip triangles). CPU seconds of this process (they say
 more on a shared, loaded machine) and wall seconds, meshes built before timing, the fastest
 of ``--repeat`` runs.
 
-Usage:  python tools/bench_diff.py [--real] [--maps oa_koth1,...] [--repeat N]
+Usage:  python tools/bench_diff.py [--real] [--maps oa_koth1,...] [--repeat N] [--explained]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 
+import capsule_collision.core.checks.collision_diff as diff_module
 import numpy as np
 from capsule_collision.core import (
     ControllerSettings,
@@ -78,11 +85,26 @@ def _timed(fn):
 
 
 def _problems(diff) -> list:
-    return [(p.kind, tuple(p.point), p.size) for p in diff.problems]
+    return [(p.kind, tuple(p.point), p.size, p.value, p.cause, tuple(p.render_faces),
+             tuple(p.collision_faces)) for p in diff.problems]
 
 
-def run_once(pair) -> dict:
-    """One run of both ways on ``pair`` (module docstring): a row dict."""
+@contextlib.contextmanager
+def _explained_floods():
+    """``collision_diff`` flooding with ``explain=True`` (the baseline) while inside."""
+    def explained(mesh, spawns, settings=None, progress=None, *, explain=True):
+        return reachability(mesh, spawns, settings, progress)
+
+    diff_module.reachability = explained
+    try:
+        yield
+    finally:
+        diff_module.reachability = reachability
+
+
+def run_once(pair, explained=False) -> dict:
+    """One run of both ways on ``pair`` (module docstring), and with ``explained`` the
+    CLI's way with explained floods: a row dict."""
     name, render, collision, spawns, s = pair
     rm, cm = TriangleMesh(*render), TriangleMesh(*collision)
     own, own_wall, own_cpu = _timed(lambda: collision_diff(rm, cm, spawns, s))
@@ -90,34 +112,49 @@ def run_once(pair) -> dict:
     flood, flood_wall, flood_cpu = _timed(lambda: reachability(cm, spawns, s))
     cli, diff_wall, diff_cpu = _timed(lambda: collision_diff(rm, cm, spawns, s,
                                                              collision_reach=flood))
-    return {"pair": name, "render": rm.n_triangles, "collision": cm.n_triangles,
-            "own_wall": own_wall, "own_cpu": own_cpu, "flood_wall": flood_wall,
-            "flood_cpu": flood_cpu, "diff_wall": diff_wall, "diff_cpu": diff_cpu,
-            "same": _problems(own) == _problems(cli), "counts": own.counts(),
-            "sizes": {k: sum(p.size for p in own.problems if p.kind == k) for k in DIFF_KINDS},
-            "spans": int(own.render.cell_class.size + own.collision.cell_class.size)}
+    row = {"pair": name, "render": rm.n_triangles, "collision": cm.n_triangles,
+           "own_wall": own_wall, "own_cpu": own_cpu, "flood_wall": flood_wall,
+           "flood_cpu": flood_cpu, "diff_wall": diff_wall, "diff_cpu": diff_cpu,
+           "same": _problems(own) == _problems(cli), "counts": own.counts(),
+           "sizes": {k: sum(p.size for p in own.problems if p.kind == k) for k in DIFF_KINDS},
+           "spans": int(own.render.cell_class.size + own.collision.cell_class.size)}
+    if explained:
+        rm = TriangleMesh(*render)  # fresh: the render's map is not kept from the run above
+        with _explained_floods():
+            full, row["explained_wall"], row["explained_cpu"] = _timed(
+                lambda: collision_diff(rm, cm, spawns, s, collision_reach=flood))
+        row["same"] = row["same"] and _problems(full) == _problems(cli)
+    return row
 
 
-def run(pair, repeat: int) -> dict:
+def run(pair, repeat: int, explained=False) -> dict:
     """The fastest (CPU) of ``repeat`` runs on ``pair``, per column."""
-    rows = [run_once(pair) for _ in range(repeat)]
+    rows = [run_once(pair, explained) for _ in range(repeat)]
     best = dict(rows[0])
-    for key in ("own_wall", "own_cpu", "flood_wall", "flood_cpu", "diff_wall", "diff_cpu"):
-        best[key] = min(r[key] for r in rows)
+    for key in ("own_wall", "own_cpu", "flood_wall", "flood_cpu", "diff_wall", "diff_cpu",
+                "explained_wall", "explained_cpu"):
+        if key in best:
+            best[key] = min(r[key] for r in rows)
     best["same"] = all(r["same"] for r in rows)
     return best
 
 
 def print_table(rows, out=sys.stdout):
     print("CPU s (wall s); own: collision_diff floods both meshes; cli: the reachability "
-          "check's flood of the collision, then collision_diff reusing it", file=out)
+          "check's flood of the collision, then collision_diff reusing it; explained: the "
+          "cli diff with explained floods (the baseline), ratio: cli diff / explained; "
+          "same: the same problems every way", file=out)
+    extra = "explained_cpu" in rows[0]
     head = (f"{'pair':<13}{'render':>8}{'collision':>10}{'spans':>10}{'own':>15}"
-            f"{'cli flood':>15}{'cli diff':>15}{'target':>7}{'same':>6}")
+            f"{'cli flood':>15}{'cli diff':>15}"
+            + (f"{'explained':>15}{'ratio':>7}" if extra else "") + f"{'target':>7}{'same':>6}")
     print(head, file=out)
     for r in rows:
         target = f"{TARGETS[r['pair']]:g}" if r["pair"] in TARGETS else "-"
-        cols = "".join(f"{r[k + '_cpu']:>7.2f} ({r[k + '_wall']:>5.1f})"
-                       for k in ("own", "flood", "diff"))
+        keys = ("own", "flood", "diff") + (("explained",) if extra else ())
+        cols = "".join(f"{r[k + '_cpu']:>7.2f} ({r[k + '_wall']:>5.1f})" for k in keys)
+        if extra:
+            cols += f"{r['diff_cpu'] / max(r['explained_cpu'], 1e-9):>7.2f}"
         print(f"{r['pair']:<13}{r['render']:>8,}{r['collision']:>10,}{r['spans']:>10,}"
               f"{cols}{target:>7}{'yes' if r['same'] else 'NO':>6}", file=out)
     print("\nproblems per kind (total size: m^2; thru.wall: m of wall)", file=out)
@@ -133,13 +170,15 @@ def main(argv=None):
     ap.add_argument("--maps", default="oa_bases7,am_lavaarena,delta,oa_koth1",
                     help="with --real: which maps (comma-separated)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per pair (the fastest)")
+    ap.add_argument("--explained", action="store_true",
+                    help="also the CLI's way with explained floods (the baseline) and compare")
     args = ap.parse_args(argv)
     pairs = [synthetic_pair()]
     if args.real:
         pairs += list(real_pairs([m for m in args.maps.split(",") if m]))
     rows = []
     for pair in pairs:
-        rows.append(run(pair, max(args.repeat, 1)))
+        rows.append(run(pair, max(args.repeat, 1), args.explained))
         print(f"# {pair[0]} done", file=sys.stderr, flush=True)
     print_table(rows)
 

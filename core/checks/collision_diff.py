@@ -107,7 +107,8 @@ class DiffProblem(NamedTuple):
 
 class CollisionDiff(NamedTuple):
     """Result of ``collision_diff``: problems (tuple of DiffProblem, errors first then
-    largest first); render, collision : the Reachability of each mesh (over one grid);
+    largest first); render, collision : the Reachability of each mesh (over one grid;
+    flooded here with ``explain=False``: regions without causes or lines of sight);
     offset : (N,) metres collision floor minus render floor at each render span (NaN where
     not measured); tolerance, wall_tolerance : metres; cell_size : metres."""
 
@@ -307,9 +308,10 @@ def _split_moves(A: Reachability, B: Reachability, spans, offset, s) -> tuple:
     twin[spans] = counterpart(A, B, spans, h[spans], s.step_height,
                               B.standable.state == FREE)
     src, dst = A.moves.src, A.moves.dst
-    both = (A.moves.kind == WALK) | np.isin(dst * n_a + src, src * n_a + dst)
-    keep = both & on[src] & on[dst] & (twin[src] >= 0) & (twin[dst] >= 0)
-    src, dst = src[keep], dst[keep]
+    keep = on[src] & on[dst] & (twin[src] >= 0) & (twin[dst] >= 0)
+    src, dst = src[keep], dst[keep]  # the way back of a kept move is kept too
+    both = (A.moves.kind[keep] == WALK) | np.isin(dst * n_a + src, src * n_a + dst)
+    src, dst = src[both], dst[both]
     split = comp_b[twin[src]] != comp_b[twin[dst]]
     out[src[split]] = True
     face = np.where(out, B.standable.face[np.maximum(twin, 0)], -1)
@@ -516,9 +518,9 @@ def collision_diff(render, collision, spawns, settings=None, *,
         raise ValueError("collision_reach: not core.reachability of this collision mesh with "
                          "these settings (reach_reusable); leave it out to flood here")
     rmesh, cmesh = aligned_meshes(render, collision, s.up_vector, cell)
-    R = reachability(rmesh, settle(rmesh, pts, s), s)
+    R = reachability(rmesh, settle(rmesh, pts, s), s, explain=False)
     C = (collision_reach if collision_reach is not None else
-         reachability(cmesh, settle(cmesh, pts, s), s))
+         reachability(cmesh, settle(cmesh, pts, s), s, explain=False))
     rside, offset = _render_marks(R, C, cmesh, s, tol, wall_tol)
     cside = _collision_marks(R, C, rmesh, s, tol, wall_tol)
     taken = np.zeros(R.standable.face.size, bool)

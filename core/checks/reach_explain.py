@@ -22,7 +22,8 @@ least found (the setting that would open the way at its easiest point), with its
 
 Visibility (``regions_visible``): a line of sight from the eye (EYE_FRACTION x height above
 a reached foot point) of up to EYES reached nodes (the nearest to the region first) to up to
-TARGETS points of the region, just above its floor (the rays of every region in one batch):
+TARGETS points of the region, just above its floor (the rays of every region in one batch,
+cast SIGHT_PIECE metres at a time, a line no further once something meets it):
 a roof above the eye, the outside of a sealed level or a wall top is not visible.
 
 Frame and units: world space, metres, degrees; ``settings.up`` is up.
@@ -35,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..constants import STEP_RISE_TOL
+from ..constants import SIGHT_PIECE_OVERLAP, STEP_RISE_TOL
 from .audits.cells import shifted
 from .audits.common import raycast_chunks
 from .audits.standable import CRAMPED, FREE
@@ -47,6 +48,8 @@ EYE_FRACTION = 0.9  # of the character's height: where it looks from
 EYES = 16  # reached foot points looked from, per region (half the nearest, half spread)
 TARGETS = 8  # points of a region looked at
 TARGET_LIFT = 0.01  # metres above the floor a target point is looked at
+SIGHT_PIECE = 4.0  # metres of a line of sight cast at a time (sight_blocked; 1 / 2 / 8 m
+# took 0.30 / 0.23 / 0.21 CPU s on oa_koth1's lines where 4 m took 0.18 s)
 CAUSE_KINDS = ("riser", "gap", "ceiling", "slope", "drop")
 EMPTY = np.empty(0, np.int64)
 
@@ -296,6 +299,30 @@ def regions_visible(mesh, smap, regions, eyes_from, settings, seed=0) -> np.ndar
     ray = np.concatenate([x[1] for x in lines if x is not None]) - a
     length = np.linalg.norm(ray, axis=1)
     ok = length > 1e-9
-    t, _tri = raycast_chunks(mesh, a[ok], ray[ok] / length[ok, None], length[ok])
-    np.logical_or.at(seen, owner[ok], ~np.isfinite(t))
+    blocked = sight_blocked(mesh, a[ok], ray[ok] / length[ok, None], length[ok])
+    np.logical_or.at(seen, owner[ok], ~blocked)
     return seen
+
+
+def sight_blocked(mesh, origins, directions, lengths) -> np.ndarray:
+    """(K,) bool: the segments from ``origins`` (K, 3) along unit ``directions`` (K, 3) for
+    ``lengths`` (K,) metres meet ``mesh``: the rays of a raycast over the whole length, cast
+    SIGHT_PIECE metres at a time from the origin, only the rays nothing met yet (a ray's box
+    across a level holds thousands of triangles, a piece's a few; most lines of sight end
+    at the first wall: oa_koth1's 9,056 lines, 6.1 CPU s cast whole, 0.18 s in pieces, every
+    ray's answer the same). A piece reaches SIGHT_PIECE_OVERLAP past its end (a hit on the
+    seam is met by one of the two pieces) but never past the segment's end."""
+    hit = np.zeros(origins.shape[0], bool)
+    live = np.arange(origins.shape[0])
+    rounds = int(np.ceil(lengths.max(initial=0.0) / SIGHT_PIECE))
+    for k in range(rounds):
+        start = k * SIGHT_PIECE
+        o = origins[live] + directions[live] * start
+        md = np.minimum(SIGHT_PIECE + SIGHT_PIECE_OVERLAP, lengths[live] - start)
+        t, _tri = raycast_chunks(mesh, o, directions[live], md)
+        met = np.isfinite(t)
+        hit[live[met]] = True
+        live = live[~met & (lengths[live] > start + SIGHT_PIECE)]
+        if not live.size:
+            break
+    return hit

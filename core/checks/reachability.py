@@ -85,7 +85,7 @@ class Reachability(NamedTuple):
     reachable_faces : (F,) int64 faces with floor a spawn reaches (traps included);
     reachable_area : m^2 of that floor (traps included);
     islands, traps : tuples of Region, largest first (module docstring), each with its
-        causes and whether it is in view;
+        causes and whether it is in view (unless flooded with ``explain=False``);
     cell_points : (N, 3) each cell's floor point (a foot point, metres); cell_face : (N,)
         int64 its face; cell_class : (N,) int8 REACHABLE / TRAP / ISLAND / CRAMPED_CELL /
         INSIDE_CELL (buried in a solid: not drawn); cell_size : metres (the overlay draws a
@@ -443,14 +443,19 @@ def _flood_window(mesh, pts, landed, settings, progress, cache):
     return smap, flood
 
 
-def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
+def reachability(mesh, spawns, settings=None, progress=None, *,
+                 explain: bool = True) -> Reachability:
     """Where the character starting at foot points ``spawns`` (K, 3) can go (module
     docstring). settings : ControllerSettings (default if None); ``jump_height > 0`` adds
     jumps. An engine ``model`` is judged by the exact model climbing the engine's risers
     (``reach_links.engine_step_rule``). progress :
     None or callable(fraction in [0, 1]) called between stages (at least every few seconds
     on big levels); an exception it raises stops the work and propagates (a cancel: nothing
-    is computed or kept).
+    is computed or kept). explain : False leaves the islands and traps unexplained (for a
+    caller that reads only the cells, classes and moves: ``collision_diff``): the same
+    cells, classes, moves and regions (faces, area, point), but every region's ``causes``
+    is (), its ``visible`` True (no line of sight is cast) and ``what_if`` is () (no
+    refloods).
 
     A level whose whole map would hold more than WINDOW_MIN_SPANS spans (and whose map is
     not built yet) is judged tile by tile from the spawns outward (``_flood_window``): the
@@ -475,6 +480,18 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
     tell(0.95)
     code, group = _cell_classes(smap, fl.links, fl.reach, fl.back, s)
     faces, area = span_faces(smap, np.flatnonzero(code <= TRAP))
+    islands, traps, sentences = _regions(mesh, smap, code, group, fl, s, explain)
+    return Reachability(faces, area, islands, traps, smap.foot, smap.face, code,
+                        smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
+                        fl.spawn_drop, sentences)
+
+
+def _regions(mesh, smap, code, group, fl: _Flood, s, explain: bool) -> tuple:
+    """(islands, traps, what-if sentences) of the cell classes ``code`` (``reachability``):
+    with ``explain`` each region's causes and line of sight, and the what-if refloods;
+    without, the regions alone (causes (), visible True: not judged) and no sentences."""
+    if not explain:
+        return regions(smap, code, group, ISLAND), regions(smap, code, group, TRAP), ()
     h = node_heights(smap)
     free = smap.state == FREE
     eyes = np.flatnonzero(free & (code <= TRAP))
@@ -484,6 +501,4 @@ def reachability(mesh, spawns, settings=None, progress=None) -> Reachability:
     traps = regions(smap, code, group, TRAP,
                     explainer(mesh, smap, h, free & (code == REACHABLE), eyes, s, failed[1]))
     again = reflood(mesh, smap, s, fl.links, fl.spawn_cells[fl.spawn_cells >= 0], failed)
-    return Reachability(faces, area, islands, traps, smap.foot, smap.face, code,
-                        smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
-                        fl.spawn_drop, what_if(islands, traps, s, again))
+    return islands, traps, what_if(islands, traps, s, again)

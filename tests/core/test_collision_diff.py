@@ -245,6 +245,36 @@ def test_collision_reach_given_is_used_and_finds_the_same(pair):
     assert np.array_equal(given.offset, own.offset, equal_nan=True)
 
 
+@pytest.mark.parametrize("pair", ["crate_in_collision", "crate_in_render", "gap_in_collision",
+                                  "raised_collision", "lowered_collision", "platform_pair"])
+def test_unexplained_floods_find_the_same_problems(pair, monkeypatch):
+    """The diff floods both meshes with ``explain=False`` (no causes, lines of sight or
+    what-if refloods: it reads cells, classes and moves only); flooded explained, the pairs
+    with one difference of each kind (hole and reach_differs: the platform) give the very
+    same problems, faces, causes and offsets."""
+    import capsule_collision.core.checks.collision_diff as diff_module
+    render, collision = getattr(D, pair)()
+    fast = collision_diff(render, collision, D.SPAWN, S)
+    assert fast.render.what_if == () and all(not r.causes for r in fast.render.islands)
+    calls = []
+
+    def explained(mesh, spawns, settings=None, progress=None, *, explain=True):
+        calls.append(explain)
+        return reachability(mesh, spawns, settings, progress)
+
+    monkeypatch.setattr(diff_module, "reachability", explained)
+    full = collision_diff(render, collision, D.SPAWN, S)
+    assert calls == [False, False]  # both floods were asked unexplained, and made explained
+    assert fast.counts() == full.counts() and fast.problems
+    for a, b in zip(fast.problems, full.problems, strict=True):
+        assert (a.kind, a.severity, a.cause) == (b.kind, b.severity, b.cause)
+        assert a.size == b.size and a.value == b.value
+        assert np.array_equal(a.point, b.point) and np.array_equal(a.cells, b.cells)
+        assert np.array_equal(a.render_faces, b.render_faces)
+        assert np.array_equal(a.collision_faces, b.collision_faces)
+    assert np.array_equal(fast.offset, full.offset, equal_nan=True)
+
+
 def test_collision_reach_of_another_mesh_or_model_is_refused():
     """A flood of a mesh of other bounds (the render reaching further), of other floors (the
     strip 8 cm lower where this collision has it 8 cm higher: same grid, same face count) or

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 import scenes
 from capsule_collision.core import reachability
+from capsule_collision.core.checks.audits.common import raycast_chunks
+from capsule_collision.core.checks.reach_explain import SIGHT_PIECE, sight_blocked
 from capsule_collision.core.checks.reach_links import FALL, JUMP, STEP_DOWN, STEP_UP, WALK
 from capsule_collision.core.checks.reachability import (
     CRAMPED_CELL,
@@ -552,6 +554,59 @@ def test_deck_across_a_wide_gap_says_gap_and_its_pit_says_drop():
     assert gap.limit == pytest.approx(2 * S.radius) and gap.text.startswith("gap 2.")
     (pit,) = res.traps
     assert pit.causes[0].kind == "drop" and pit.causes[0].value == pytest.approx(3.0)
+
+
+def _roof_and_platform():
+    return TriangleMesh(*scenes.merge([scenes.grid(0, 12, 0, 8),
+                                       scenes.box((6, 2, 0), (10, 6, 0.41)),
+                                       scenes.box((1, 5, 0), (3, 7, 3.0))]))
+
+
+@pytest.mark.parametrize("mesh, spawn, seen, what_if", [
+    (_roof_and_platform, [2.0, 2.0, 0.0], [True, False], 1),
+    (lambda: gap_scene(2.3), [2.5, 2.0, 3.0], [True, True], 0)])
+def test_unexplained_flood_has_the_same_cells_and_regions_but_no_causes(mesh, spawn, seen,
+                                                                        what_if):
+    """``explain=False`` (collision_diff's floods): the same cells, classes, moves and
+    regions (faces, area, point) as the explained flood; no causes, no line of sight
+    (every region left ``visible``) and no what-if sentence. Scenes: a 0.41 m platform in
+    view and a 3 m roof out of view (islands); a deck across a wide gap and its pit (an
+    island and a trap)."""
+    full = reachability(mesh(), [spawn])
+    fast = reachability(mesh(), [spawn], explain=False)
+    assert np.array_equal(fast.cell_class, full.cell_class)
+    assert np.array_equal(fast.cell_points, full.cell_points)
+    assert np.array_equal(fast.reachable_faces, full.reachable_faces)
+    assert fast.reachable_area == full.reachable_area and fast.arcs == full.arcs
+    assert all(np.array_equal(a, b) for a, b in zip(fast.moves, full.moves, strict=True))
+    for kind in ("islands", "traps"):
+        a, b = getattr(fast, kind), getattr(full, kind)
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert np.array_equal(x.faces, y.faces) and x.area == y.area
+            assert np.array_equal(x.point, y.point)
+            assert x.causes == () and x.visible and y.causes
+    # what the explained flood says (the roof out of view, a step height that reaches the
+    # platform) and the unexplained one leaves out
+    assert [r.visible for r in full.islands + full.traps] == seen
+    assert len(full.what_if) == what_if and fast.what_if == ()
+
+
+@pytest.mark.parametrize("wall_x", [2 * SIGHT_PIECE, 2 * SIGHT_PIECE + 1e-9,
+                                    2 * SIGHT_PIECE - 1e-9, 1.3 * SIGHT_PIECE])
+def test_lines_of_sight_in_pieces_meet_what_the_whole_ray_meets(wall_x):
+    """``sight_blocked`` casts a line SIGHT_PIECE metres at a time: a wall on the seam of two
+    pieces (and a nanometre either side of it) or inside one is met exactly as the whole
+    ray meets it; a line ending 1e-7 m short of the wall is not blocked, 1e-7 m past it is,
+    as is a line three walls long; a line that passes above the wall is not."""
+    wall = TriangleMesh(*scenes.box((wall_x, -2.0, 0.0), (wall_x + 0.2, 2.0, 2.0)))
+    ends = [wall_x - 1e-7, wall_x + 1e-7, 3.0 * wall_x, wall_x - 0.5]
+    o = np.array([[0.0, 0.0, 1.0]] * 4 + [[0.0, 0.0, 2.5]])
+    d = np.array([[1.0, 0.0, 0.0]] * 5)
+    length = np.array(ends + [3.0 * wall_x])
+    got = sight_blocked(wall, o, d, length)
+    t, _tri = raycast_chunks(wall, o, d, length)
+    assert got.tolist() == np.isfinite(t).tolist() == [False, True, True, False, False]
 
 
 def test_cause_is_exported_with_its_fields():
