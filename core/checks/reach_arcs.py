@@ -20,6 +20,11 @@ ends the arc. An arc that is still airborne, or has not left the ground, after A
 seconds lands nowhere; a walk-off still on the ground after WALKOFF_MAX_CELLS cells of
 walking ends there (standing on walkable ground: it crossed without falling).
 
+An arc *below the level* ends at once, with the outcome ARC_MAX_TIME would give: in the
+air, not rising, the top of its capsule below the mesh's lowest vertex, nothing is left to
+touch (it only falls), so it never lands (its foot is where it was given up: the foot of
+an arc that did not land is never read).
+
 Frame and units: world space, metres, seconds; ``settings.up`` is up.
 """
 
@@ -46,8 +51,9 @@ WALKOFF_MAX_CELLS = 4  # a walk-off that stays on the ground this many cells did
 
 
 class Arcs(NamedTuple):
-    """End of K arcs: foot (K, 3) where each ended; landed (K,) bool standing on walkable
-    ground after leaving it; frames int, controller frames flown (the longest arc)."""
+    """End of K arcs: foot (K, 3) where each ended (or, not landed, was given up); landed
+    (K,) bool standing on walkable ground after leaving it; frames int, controller frames
+    flown (the longest arc)."""
 
     foot: np.ndarray
     landed: np.ndarray
@@ -57,6 +63,12 @@ class Arcs(NamedTuple):
 def take_off_speed(settings) -> float:
     """Metres / second straight up at take-off: sqrt(2 g jump_height)."""
     return math.sqrt(2.0 * settings.gravity * settings.jump_height)
+
+
+def lowest_foot(ctrl) -> float:
+    """Metres along up: a foot below this height has the top of its capsule below every
+    vertex of ``ctrl.mesh`` (an arc there in the air and not rising never lands)."""
+    return float((ctrl.mesh.vertices @ ctrl.settings.up_vector).min()) - ctrl.settings.height
 
 
 def fly(ctrl, feet, directions, v0, max_walk) -> Arcs:
@@ -78,6 +90,7 @@ def fly(ctrl, feet, directions, v0, max_walk) -> Arcs:
     frames = 0
     # candidate triangles around each arc, kept across frames (as walkthrough_many does)
     hoods = HoodCache(ctrl.mesh, k) if k > 1 and hasattr(ctrl.mesh, "hood_triangles") else None
+    low = lowest_foot(ctrl)
     for frame in range(int(math.ceil(ARC_MAX_TIME / ARC_DT))):
         act = np.flatnonzero(~done)
         if not act.size:
@@ -108,7 +121,8 @@ def fly(ctrl, feet, directions, v0, max_walk) -> Arcs:
         # stands (across a gap narrower than the capsule, stepping onto the far side)
         walked_on = ~left[act] & (walked[act] >= max_walk)
         landed[act[land | (walked_on & (st == ON_GROUND))]] = True
-        done[act[land | walked_on]] = True
+        gone = (st == IN_AIR) & (vz[act] <= 0.0) & (pos[act] @ u < low)  # below the level
+        done[act[land | walked_on | gone]] = True
     return Arcs(pos, landed, frames)
 
 
