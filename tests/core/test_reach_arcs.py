@@ -54,3 +54,23 @@ def test_a_walk_off_into_the_void_ends_below_the_level_and_lands_nowhere(monkeyp
     full = _fly(3.0, 0.0, monkeypatch)
     assert early.landed.tolist() == full.landed.tolist() == [False, False]
     assert early.frames < full.frames == FULL
+
+
+def test_arcs_with_the_same_foot_and_direction_fly_once_and_land_as_each_alone(monkeypatch):
+    ctrl = CharacterController(_decks(3.0), JUMPER)
+    v0 = reach_arcs.take_off_speed(JUMPER)
+    feet = np.array([[3.6, 2.0, 1.0], [3.6, 0.5, 1.0], [3.6, 2.0, 1.0], [3.6, 2.0, 1.0]])
+    dirs = np.array([[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, -1.0, 0.0]])
+    alone = [reach_arcs.fly(ctrl, feet[i:i + 1], dirs[i:i + 1], v0, 1.0) for i in range(4)]
+    flown = []
+    inner = reach_arcs._fly
+
+    def spy(ctrl, f, d, v, m):
+        flown.append(f.shape[0])
+        return inner(ctrl, f, d, v, m)
+
+    monkeypatch.setattr(reach_arcs, "_fly", spy)
+    both = reach_arcs.fly(ctrl, feet, dirs, v0, 1.0)
+    assert flown == [3]  # rows 0 and 2 are one arc
+    assert both.landed.tolist() == [a.landed[0] for a in alone] == [True, False, True, False]
+    assert np.array_equal(both.foot, np.concatenate([a.foot for a in alone]))
