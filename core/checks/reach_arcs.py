@@ -74,30 +74,34 @@ def lowest_foot(ctrl) -> float:
 def fly(ctrl, feet, directions, v0, max_walk) -> Arcs:
     """Fly K arcs with the controller ``ctrl`` from ``feet`` (K, 3), steering along unit
     horizontal ``directions`` (K, 3) at ``settings.speed``, with take-off speed ``v0`` m/s
-    up (0: a walk-off); ``max_walk`` metres on the ground before a walk-off gives up.
+    up, a float or (K,) per arc (0: a walk-off; walk-offs and jumps fly in one lock-step
+    batch: one tail of frames with few arcs left, not two); ``max_walk`` metres on the
+    ground before a walk-off gives up.
 
-    Arcs with the same foot and direction bit for bit are flown once (two spans of a map
-    can share a floor point: 806 of delta's 13,605 arcs): an arc is a function of its foot,
-    direction, ``v0`` and ``max_walk`` alone (every query of a frame is row by row; the hood
-    cache changes no answer), not of the batch it flies in."""
-    rows = np.ascontiguousarray(np.concatenate([feet, directions], axis=1))
-    _u, first, again = np.unique(rows.view(np.dtype((np.void, rows.itemsize * 6))).ravel(),
+    Arcs with the same foot, direction and ``v0`` bit for bit are flown once (two spans of
+    a map can share a floor point: 806 of delta's 13,605 arcs): an arc is a function of its
+    foot, direction, ``v0`` and ``max_walk`` alone (every query of a frame is row by row;
+    the hood cache changes no answer), not of the batch it flies in."""
+    k = feet.shape[0]
+    speed = np.broadcast_to(np.asarray(v0, float), (k,))
+    rows = np.ascontiguousarray(np.concatenate([feet, directions, speed[:, None]], axis=1))
+    _u, first, again = np.unique(rows.view(np.dtype((np.void, rows.itemsize * 7))).ravel(),
                                  return_index=True, return_inverse=True)
-    if first.size == feet.shape[0]:
-        return _fly(ctrl, feet, directions, v0, max_walk)
-    arcs = _fly(ctrl, feet[first], directions[first], v0, max_walk)
-    return Arcs(arcs.foot[again], arcs.landed[again], arcs.frames)
+    if first.size == k:
+        return _fly(ctrl, feet, directions, speed, max_walk)
+    arcs = _fly(ctrl, feet[first], directions[first], speed[first], max_walk)
+    return Arcs(arcs.foot[again.ravel()], arcs.landed[again.ravel()], arcs.frames)
 
 
 def _fly(ctrl, feet, directions, v0, max_walk) -> Arcs:
-    """``fly`` of K arcs, each flown."""
+    """``fly`` of K arcs, each flown; ``v0`` (K,)."""
     s = ctrl.settings
     u = s.up_vector
     k = feet.shape[0]
     settle = ctrl.move_many(feet, np.zeros((k, 3)), Ground.unknown(k))
     pos = settle.position.copy()
     ground = Ground(*(x.copy() for x in settle.ground))
-    vz = np.full(k, float(v0))
+    vz = np.array(v0, float)
     left = np.zeros(k, bool)  # has been airborne
     landed = np.zeros(k, bool)
     done = np.zeros(k, bool)
@@ -142,11 +146,13 @@ def _fly(ctrl, feet, directions, v0, max_walk) -> Arcs:
     return Arcs(pos, landed, frames)
 
 
-def arc_keys(smap, nodes, dirs, jump: bool) -> np.ndarray:
+def arc_keys(smap, nodes, dirs, jump) -> np.ndarray:
     """(K,) int64 keys naming the arcs from map spans ``nodes`` (K,) in directions ``dirs``
-    (K,) (cell, face, direction, jump or walk-off): the same arc in any map of the level."""
+    (K,) (cell, face, direction, ``jump`` bool or (K,) bool, else a walk-off): the same arc
+    in any map of the level."""
     faces = int(smap.classes.size)
-    return ((smap.cell[nodes] * faces + smap.face[nodes]) * 4 + dirs) * 2 + int(jump)
+    return ((smap.cell[nodes] * faces + smap.face[nodes]) * 4 + dirs) * 2 + \
+        np.asarray(jump, np.int64)
 
 
 class ArcCache:
@@ -168,7 +174,8 @@ class ArcCache:
         frames = 0
         miss = np.flatnonzero(~hit)
         if miss.size:
-            arcs = fly(ctrl, feet[miss], directions[miss], v0, max_walk)
+            speed = np.broadcast_to(np.asarray(v0, float), (keys.size,))[miss]
+            arcs = fly(ctrl, feet[miss], directions[miss], speed, max_walk)
             foot[miss], landed[miss], frames = arcs.foot, arcs.landed, arcs.frames
             keys_all = np.concatenate([self.keys, keys[miss]])
             order = np.argsort(keys_all, kind="stable")
