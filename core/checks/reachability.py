@@ -201,9 +201,9 @@ def _arc_links(ctrl, smap, h, edges: Edges, sels, v0, settings, scope=WHOLE_MAP)
     lock-step batch (core.reach_arcs.fly, or the arcs ``scope.cache`` already flew) and link
     each landed arc's node to the node it stands on (FALL, then JUMP rows): (Links, (L, 3)
     the landing feet in columns not built yet)."""
-    rows = [np.flatnonzero(sel) for sel in sels]
-    jump = np.repeat([False, True], [r.size for r in rows])
-    rows = np.concatenate(rows)
+    each = [np.flatnonzero(sel) for sel in sels]
+    jump = np.repeat([False, True], [r.size for r in each])
+    rows = np.concatenate(each)
     nodes, dirs = edges.node[rows], edges.direction[rows]
     vec = np.array([dx * smap.grid.e1 + dy * smap.grid.e2 for dx, dy in DIRECTIONS])
     args = (ctrl, smap.stand[nodes], vec[dirs], np.where(jump, v0, 0.0),

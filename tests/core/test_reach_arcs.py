@@ -41,7 +41,7 @@ def test_an_arc_given_up_below_the_level_lands_as_one_flown_for_the_full_time(
     assert early.landed.tolist() == full.landed.tolist() == [crosses, False]
     assert np.array_equal(early.foot[early.landed], full.foot[full.landed])
     if crosses:
-        # perched on the far deck's edge: the foot a radius short of it, its bottom sphere on the edge
+        # perched on the far deck's edge: its bottom sphere on the edge, a radius short of it
         assert early.foot[0, 0] > 4.0 + gap - JUMPER.radius - 0.01
         assert early.foot[0, 2] > 0.5
     # the arcs into the void end once below the level, not after ARC_MAX_TIME
