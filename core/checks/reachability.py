@@ -197,23 +197,29 @@ def _arc_reach(smap, h, nodes, settings, v0, low=None) -> np.ndarray:
     return np.ceil((s.speed * t_air + s.radius) / smap.grid.cell).astype(np.int64) + 1
 
 
-def _arc_links(ctrl, smap, h, edges: Edges, sel, v0, settings, kind, scope=WHOLE_MAP):
-    """Fly the arcs of the edges ``sel`` (E,) bool (core.reach_arcs.fly, or the arcs
-    ``scope.cache`` already flew) and link each landed arc's node to the node it stands on:
-    (Links, (L, 3) the landing feet in columns not built yet)."""
-    nodes, dirs = edges.node[sel], edges.direction[sel]
+def _arc_links(ctrl, smap, h, edges: Edges, sels, v0, settings, scope=WHOLE_MAP):
+    """Fly the walk-offs and jumps of the edges ``sels`` = (walk, jump) (E,) bool each in one
+    lock-step batch (core.reach_arcs.fly, or the arcs ``scope.cache`` already flew) and link
+    each landed arc's node to the node it stands on (FALL, then JUMP rows): (Links, (L, 3)
+    the landing feet in columns not built yet)."""
+    each = [np.flatnonzero(sel) for sel in sels]
+    jump = np.repeat([False, True], [r.size for r in each])
+    rows = np.concatenate(each)
+    nodes, dirs = edges.node[rows], edges.direction[rows]
     vec = np.array([dx * smap.grid.e1 + dy * smap.grid.e2 for dx, dy in DIRECTIONS])
-    args = (ctrl, smap.stand[nodes], vec[dirs], v0, WALKOFF_MAX_CELLS * smap.grid.cell)
+    args = (ctrl, smap.stand[nodes], vec[dirs], np.where(jump, v0, 0.0),
+            WALKOFF_MAX_CELLS * smap.grid.cell)
     if scope.cache is None:
         arcs = fly(*args)
     else:
-        arcs = scope.cache.fly(arc_keys(smap, nodes, dirs, kind == JUMP), *args)
+        arcs = scope.cache.fly(arc_keys(smap, nodes, dirs, jump), *args)
     land = nearest_nodes(smap, h, arcs.foot, settings)
     ok = arcs.landed & (land >= 0) & (land != nodes)
     lost = np.zeros((0, 3))
     if scope.known is not None:
         lost = arcs.foot[arcs.landed & ~scope.known(smap.grid.cell_of(arcs.foot))]
-    return Links(nodes[ok], land[ok], np.full(int(ok.sum()), kind, np.int8)), lost
+    kind = np.where(jump[ok], JUMP, FALL).astype(np.int8)
+    return Links(nodes[ok], land[ok], kind), lost
 
 
 def _drop_landing(mesh, smap, edges: Edges, sel, settings):
@@ -300,13 +306,10 @@ def _fly_arcs(mesh, smap, h, comp, links: Links, edges: Edges, seeds, settings,
         if not (walk.any() or jump.any()):
             break
         ctrl = ctrl if ctrl is not None else CharacterController(mesh, s)
-        new = []
-        for sel, speed, kind in ((walk, 0.0, FALL), (jump, v0, JUMP)):
-            if sel.any():
-                got, off = _arc_links(ctrl, smap, h, edges, sel, speed, s, kind, scope)
-                new.append(got)
-                lost.append(off)
-                flown += int(sel.sum())
+        got, off = _arc_links(ctrl, smap, h, edges, (walk, jump), v0, s, scope)
+        new = [got]
+        lost.append(off)
+        flown += int(walk.sum() + jump.sum())
         flights.extend(new)
         pairs = np.unique(np.concatenate([pairs] + [one_way_pairs(comp, g) for g in new]),
                           axis=0)
