@@ -19,8 +19,8 @@ import pytest
 import real_levels
 import scenes
 from audit_scenes import box
-from controller_scenes import merge
 from capsule_collision.core import ControllerSettings, TriangleMesh, ledge_audit, stair_audit
+from controller_scenes import merge
 
 QUAKE = ControllerSettings(**real_levels.QUAKE_PLAYER)
 SEEDS = (1, 2, 3)

@@ -175,7 +175,8 @@ def ledge_audit(mesh, settings=None, safe_drop=None, max_drop: float = LEDGE_MAX
     safe = s.step_height if safe_drop is None else float(safe_drop)
     canon = canonical_mesh(mesh)
     r = _ledges(canon.mesh, s, safe, max_drop)
-    return r._replace(faces=canon.face[r.faces], edge_faces=canon.face[r.edge_faces])
+    return LedgeResult(canon.face[r.faces], r.drop, r.position, r.direction, r.start, r.end,
+                       r.length, canon.face[r.edge_faces], r.edge_run)
 
 
 def _ledges(mesh, s, safe, max_drop) -> LedgeResult:

@@ -141,7 +141,7 @@ def stair_audit(mesh, settings=None) -> StairResult:
     indexes ``mesh``'s triangles."""
     canon = canonical_mesh(mesh)
     result = _flights(canon.mesh, settings_or_default(settings))
-    return result._replace(riser=canon.face[result.riser])
+    return StairResult(canon.face[result.riser], *result[1:])
 
 
 def _flights(mesh, s) -> StairResult:
