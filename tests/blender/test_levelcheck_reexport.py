@@ -75,20 +75,12 @@ def levelcheck(level, out, *more):
     return json.loads((out / "report.json").read_text())
 
 
-# Open (issue 27): on two maps a finding or two still follow the face order inside the audits
-# rather than in any identity (measured under load, faces reversed, vertices permuted).
-# oa_bases7 (1 of 337 new): the stair audit finds 522 riser rows in the file's order and 528
-# reversed (its tread rays take the first of two equally near faces), so a too-high flight at
-# (101.6, -3.0, 3.25) appears only then. oa_koth1 (2 of 265): the stair audit again, and the
-# ledge audit splits one run in two in one order (301 runs or 299). Strict: the day they are
-# fixed this fails until the mark goes.
-ORDER_DEPENDENT = {"oa_bases7": "the stair audit follows face order (1 of 337 new)",
-                   "oa_koth1": "the stair and ledge audits follow face order (2 of 265 new)"}
-MAP_PARAMS = [pytest.param(m, marks=pytest.mark.xfail(strict=True, reason=ORDER_DEPENDENT[m]))
-              if m in ORDER_DEPENDENT else m for m in real_levels.MAPS]
-
-
-@pytest.mark.parametrize("name", MAP_PARAMS)
+# The stair and ledge audits used to follow the face order themselves (oa_bases7: 1 of 337
+# findings new, a too-high flight found in one order only; oa_koth1: 2 of 265, a ledge run
+# split in two in one order): coincident brush faces tied and the face index chose. They now
+# run on the level in an order fixed by geometry (audits.common.canonical_mesh;
+# tests/core/test_audit_face_order.py).
+@pytest.mark.parametrize("name", real_levels.MAPS)
 def test_a_map_re_exported_with_its_faces_reordered_has_no_new_finding(tmp_path, name):
     folder = tmp_path / "level"
     folder.mkdir()

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import math
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 
 from ...constants import COPLANAR_COS, COPLANAR_DIST
 from ...controller.settings import ControllerSettings
+from ...mesh.triangle_mesh import TriangleMesh
 from ..walkability import WALKABLE, classify_triangles
 
 AUDIT_CHUNK = 16384  # capsules / rays per batched query (bounds temporary memory)
@@ -275,6 +277,43 @@ def faces_touching(mesh, faces, few):
     mark = np.zeros(int(wid.max()) + 1, bool)
     mark[wid[:few.size].ravel()] = True
     return sub[mark[wid[few.size:]].any(1)]
+
+
+class CanonicalMesh(NamedTuple):
+    """``mesh`` a TriangleMesh whose arrays depend only on the level's geometry (the set of
+    its triangles as positions, each with its winding), never on the order a file lists
+    faces or vertices in; ``face`` (M,) int64 the input's index of each of its triangles."""
+
+    mesh: TriangleMesh
+    face: np.ndarray
+
+
+def canonical_mesh(mesh) -> CanonicalMesh:
+    """``mesh`` in an order fixed by geometry (issue 27: a re-export with its faces reversed
+    found other stair risers and ledge runs). Vertices at equal positions are one vertex,
+    numbered in (x, y, z) order; each triangle starts at the least rotation of its corner
+    numbers (winding kept); triangles are sorted by their corners. An audit run on it breaks
+    every tie among faces (a ray's two equally near faces, coincident faces of stacked
+    brushes, the first row of a group, a component's smallest member) by place, and so
+    gives the same rows whatever order the input lists its faces and vertices in. Identical
+    triangles (the same corners, the same winding) are interchangeable: which of their input
+    indices names a row is all the order still decides."""
+    pos, vid = weld_vertices(np.asarray(mesh.vertices, np.float64) + 0.0)  # -0.0 is 0.0
+    tri = vid[np.asarray(mesh.triangles, np.int64)]
+    best = tri
+    for shift in (1, 2):
+        turned = np.roll(tri, -shift, axis=1)
+        best = np.where(_lex_less(turned, best)[:, None], turned, best)
+    order = np.lexsort((best[:, 2], best[:, 1], best[:, 0]))
+    return CanonicalMesh(TriangleMesh(pos, best[order]), order.astype(np.int64))
+
+
+def _lex_less(a, b) -> np.ndarray:
+    """(M,) bool: row a[i] comes before row b[i] lexicographically ((M, 3) int arrays)."""
+    differ = a != b
+    first = np.argmax(differ, axis=1)
+    rows = np.arange(a.shape[0])
+    return differ.any(1) & (a[rows, first] < b[rows, first])
 
 
 def polygon_partners(mesh, faces):

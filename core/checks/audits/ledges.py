@@ -36,6 +36,7 @@ from ..walkability import WALKABLE
 from .common import (
     EMPTY_I,
     PROBE_LIFT,
+    canonical_mesh,
     column_rays,
     column_reach,
     components,
@@ -167,10 +168,20 @@ def _reachable(mesh, s, faces, joins, owner, drops, land, free):
 
 def ledge_audit(mesh, settings=None, safe_drop=None, max_drop: float = LEDGE_MAX_DROP
                 ) -> LedgeResult:
-    """Ledge runs whose drop exceeds ``safe_drop`` metres (default ``step_height``)."""
+    """Ledge runs whose drop exceeds ``safe_drop`` metres (default ``step_height``). The
+    rows do not depend on the order of the faces or vertices (``canonical_mesh``); ``faces``
+    and ``edge_faces`` index ``mesh``'s triangles."""
     s = settings_or_default(settings)
-    u = s.up_vector
     safe = s.step_height if safe_drop is None else float(safe_drop)
+    canon = canonical_mesh(mesh)
+    r = _ledges(canon.mesh, s, safe, max_drop)
+    return LedgeResult(canon.face[r.faces], r.drop, r.position, r.direction, r.start, r.end,
+                       r.length, canon.face[r.edge_faces], r.edge_run)
+
+
+def _ledges(mesh, s, safe, max_drop) -> LedgeResult:
+    """``ledge_audit`` on ``mesh`` as given (its face order breaks ties)."""
+    u = s.up_vector
     faces = np.flatnonzero(face_classes(mesh, s) == WALKABLE)
     if not faces.size:
         return _empty()

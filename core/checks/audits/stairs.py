@@ -28,6 +28,7 @@ from ..walkability import WALKABLE, WALL
 from .common import (
     EMPTY_I,
     PROBE_LIFT,
+    canonical_mesh,
     column_rays,
     column_reach,
     components,
@@ -135,8 +136,16 @@ def _riser_ids(mesh, cand, nh, top, floor, tread_h) -> np.ndarray:
 
 
 def stair_audit(mesh, settings=None) -> StairResult:
-    """Risers of stair flights with rise and tread depth; see the module docstring."""
-    s = settings_or_default(settings)
+    """Risers of stair flights with rise and tread depth; see the module docstring. The
+    rows do not depend on the order of the faces or vertices (``canonical_mesh``); ``riser``
+    indexes ``mesh``'s triangles."""
+    canon = canonical_mesh(mesh)
+    result = _flights(canon.mesh, settings_or_default(settings))
+    return StairResult(canon.face[result.riser], *result[1:])
+
+
+def _flights(mesh, s) -> StairResult:
+    """``stair_audit`` on ``mesh`` as given (its face order breaks ties)."""
     u = s.up_vector
     classes = face_classes(mesh, s)
     cand, nh, top = _candidates(mesh, s, classes)
