@@ -387,8 +387,7 @@ class CharacterController:
         p = slid.block.point[r]
         above = floor[r] + rise[need] + STEP_PROBE_OFFSET
         origins = p - np.outer(p @ u - above, u) + d * STEP_PROBE_OFFSET
-        big = s.radius + s.skin_width + s.min_step_depth + s.skin_width
-        hit = self.raycast(origins, d, big)
+        hit = self.raycast(origins, d, s.creep_probe_length)
         run = np.where(np.isfinite(hit.time), hit.time + STEP_PROBE_OFFSET, np.inf)
         out[need] = s.creep_stalls(rise[need], run, fg.length[r])
         return out

@@ -264,6 +264,9 @@ def test_rapier_creep_stalls_either_side_of_the_next_riser_and_the_nosing():
     stride, only for Rapier."""
     reach = 0.37 + 0.17 - 0.37 * math.sin(math.pi / 4)
     stride = 4.0 / 120
+    # one home for the slope check's reach (the model's ray for the next riser is as long)
+    assert RAPIER.creep_probe_length == pytest.approx(0.37 + 0.17)
+    assert from_rapier(offset=0.05).creep_probe_length == pytest.approx(0.40 + 0.20)
     got = RAPIER.creep_stalls([0.36, 0.36, 0.3501, 0.3499, 0.36, 0.36, 0.5],
                               [reach - 1e-4, reach + 1e-4, 0.25, 0.25, np.inf, 0.25, 0.25],
                               [stride, stride, stride, stride, stride, 0.0351, stride])
