@@ -314,6 +314,16 @@ class ControllerSettings:
         return self.model == "rapier"
 
     @property
+    def rises_through_offset(self) -> bool:
+        """Whether a character set down inside its padding (its foot less than
+        ``skin_width`` above the floor) stays there and rises by RAPIER_NORMAL_NUDGE a frame
+        while it walks on, meeting a floor's edge ahead early and riding up over it (losing
+        a few mm of its walk: core.walk.edges.rapier_edge_ride). True for ``"rapier"``, as
+        Rapier's slide does (its normal nudge); the other models float their padding above
+        the floor from the first frame."""
+        return self.model == "rapier"
+
+    @property
     def slides_on_steep_ground(self) -> bool:
         """Whether a character on ground steeper than ``max_slope_deg`` slides down it,
         gaining speed (frictionless: g sin^2 vertically). True for ``"exact"`` and
