@@ -108,6 +108,13 @@ RAPIER_SHORT_STRIDE = 0.035
 # offset + 0.05), past where its snap to the ground still holds it: a character walking off
 # an edge keeps its falling speed at one frame of gravity until it is that far clear.
 RAPIER_GROUND_PREDICTION = 0.05
+# Metres. Rapier's slide moves a character this far along the normal of every surface it
+# hits (``normal_nudge_factor``, 1e-4 by default): one standing inside its offset (set down on
+# the floor, not the offset above it) hits the floor each frame and rises by this much, until
+# it floats its offset above it (measured, tools/bench_engines.py at 120 Hz: the foot at
+# 0.0046 m after 45 frames from a start on the floor). Until then it meets a floor's edge
+# before its sphere is over it and rides up over it (core.walk.edges.rapier_edge_ride).
+RAPIER_NORMAL_NUDGE = 1e-4
 
 # Metres. A walk moves a character whose support on an edge ends within a frame first to this
 # far (across the edge) short of where the support ends, so that its stick-to-floor still

@@ -361,15 +361,27 @@ class CharacterController:
         walked = fg.follow[rows]
         # a short stride's climb is the walking character's (Rapier's edge stall on the
         # ground); off the ground: an edge the autostep's room test clears from where the
-        # fall met the obstacle (Rapier steps onto a far edge 0.400 m above its foot at 120
-        # Hz as at 60 Hz, issue 26)
+        # fall met the obstacle (Rapier's room test runs from its hit, before the rest of the
+        # frame's fall slides it down the wall: issue 26)
         ok &= ~walked | (sp.riser <= self.settings.stride_climb(fg.length[rows]) + STEP_RISE_TOL)
         if self.steps_in_air:
-            rise = sp.riser + floor[rows] - slid.feet[rows] @ self.up
+            rise = sp.riser + floor[rows] - self._met_at(rows, feet0, fg, slid)
             ok &= walked | (rise <= self.settings.air_climb_height + STEP_RISE_TOL)
             ok &= ~self._creep_stalls(rows, ok & walked, floor, slid, fg, sp.riser)
         return self._climb(rows[ok], feet0, slid.feet,
                            fg.direction, missing, foot_above)
+
+    def _met_at(self, rows, feet0, fg: FollowGround, slid: SlideResult) -> np.ndarray:
+        """(K,) height along up of the foot of the characters ``rows`` where their move met
+        the obstacle it is blocked by: the move's fall up to the fraction of its walk made
+        (a fall against a wall slides down it for the rest of the frame, walking no
+        further), and the contact gap further (the engine's cast stops at its padding, the
+        model's that gap short of it)."""
+        u = self.up
+        length = fg.length[rows]
+        made = dot_rows(slid.feet[rows] - feet0[rows], fg.direction[rows]) + self.gap
+        frac = np.clip(made / np.where(length > 0.0, length, 1.0), 0.0, 1.0)
+        return feet0[rows] @ u + frac * (fg.displacement[rows] @ u)
 
     def _creep_stalls(self, rows, check, floor, slid, fg, rise) -> np.ndarray:
         """(K,) bool: of the step candidates ``rows`` (K,), those ``check`` says to test,
@@ -387,8 +399,7 @@ class CharacterController:
         p = slid.block.point[r]
         above = floor[r] + rise[need] + STEP_PROBE_OFFSET
         origins = p - np.outer(p @ u - above, u) + d * STEP_PROBE_OFFSET
-        big = s.radius + s.skin_width + s.min_step_depth + s.skin_width
-        hit = self.raycast(origins, d, big)
+        hit = self.raycast(origins, d, s.creep_probe_length)
         run = np.where(np.isfinite(hit.time), hit.time + STEP_PROBE_OFFSET, np.inf)
         out[need] = s.creep_stalls(rise[need], run, fg.length[r])
         return out

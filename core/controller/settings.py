@@ -264,6 +264,16 @@ class ControllerSettings:
         short = min(self.step_height + 2.0 * self.skin_width, self.climb_height)
         return np.where(stride <= RAPIER_SHORT_STRIDE, short, full)
 
+    @property
+    def creep_probe_length(self) -> float:
+        """metres, how far past a riser's edge Rapier's slope check reaches during the creep
+        up the edge (``creep_stalls``): the lifted capsule's radius plus its room ahead,
+        ``(radius + skin_width) + (min_step_depth + skin_width)`` (0.54 m for the engines
+        README's character). The Rapier model's horizontal ray for the next riser is this
+        long; a riser's face found nearer than this less ``(radius + skin_width) x
+        sin(max_slope_deg)`` stalls the creep."""
+        return self.radius + self.skin_width + self.min_step_depth + self.skin_width
+
     def creep_stalls(self, riser, run, stride) -> np.ndarray:
         """(K,) bool: risers (K,) metres whose next riser's face lies ``run`` (K,) metres
         past them along the walk (inf: none), which a ``"rapier"`` character whose frame moves
@@ -287,8 +297,7 @@ class ControllerSettings:
         if self.model != "rapier" or self.step_height <= 0.0:
             return np.zeros(riser.shape, bool)
         big = self.radius + self.skin_width
-        ahead = self.min_step_depth + self.skin_width
-        reach = big + ahead - big * math.sin(math.radians(self.max_slope_deg))
+        reach = self.creep_probe_length - big * math.sin(math.radians(self.max_slope_deg))
         near = np.minimum(run, big)
         nosing = np.sqrt(np.maximum(big * big - (big - near) ** 2, 0.0))
         return (stride <= RAPIER_SHORT_STRIDE) & (run < reach) & (riser > nosing)
@@ -302,6 +311,16 @@ class ControllerSettings:
         times that on its ``k``-th, one frame ahead of a character that starts falling from
         rest (measured: the same take-off and 2.5 cm lower at a gap's far wall at 60 Hz,
         issue 26)."""
+        return self.model == "rapier"
+
+    @property
+    def rises_through_offset(self) -> bool:
+        """Whether a character set down inside its padding (its foot less than
+        ``skin_width`` above the floor) stays there and rises by RAPIER_NORMAL_NUDGE a frame
+        while it walks on, meeting a floor's edge ahead early and riding up over it (losing
+        a few mm of its walk: core.walk.edges.rapier_edge_ride). True for ``"rapier"``, as
+        Rapier's slide does (its normal nudge); the other models float their padding above
+        the floor from the first frame."""
         return self.model == "rapier"
 
     @property

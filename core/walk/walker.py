@@ -24,7 +24,15 @@ from ..controller.moves import RefusedStep
 from ..controller.settings import IN_AIR, ON_GROUND, ON_STEEP_GROUND, upright_segment
 from ..controller.steps import exceeds_step
 from ..mesh.hoods import HoodCache
-from .edges import FrameMove, held, predicted_ground
+from .edges import (
+    FrameMove,
+    held,
+    next_hover,
+    predicted_ground,
+    pushed_off,
+    rapier_edge_ride,
+    start_hover,
+)
 from .events import EventLog, classify_blocked
 from .report import EVENT_KINDS, WalkReport
 
@@ -149,6 +157,9 @@ class Walker:
         # perched on an edge dips below it)
         floor = self.ground.floor
         self.last_ground_h = np.where(np.isfinite(floor), floor, self.pos @ self.u)
+        # the Rapier model: how far above its floor Rapier's foot stands (inside its offset
+        # when set down on the floor; ControllerSettings.rises_through_offset)
+        self.hover = start_hover(self.pos, self.P[:, 0], self.ground, self.s)
         self.k = np.minimum(1, self.last)
         self.best_rem = np.full(n, np.inf)
         self.t_best = np.zeros(n)
@@ -236,6 +247,8 @@ class Walker:
         step_len = self.speed * dt
         want = np.where(k_a == self.last[sel], np.minimum(step_len, dist), step_len)
         g_a = self.ground.rows(sel)
+        ride = rapier_edge_ride(self.ctrl, p_a, g_a, dirh, want, self.hover[sel])
+        want = ride.want
         vz_a = np.where(g_a.state == ON_GROUND, -s.gravity * dt if s.pushes_into_floor else 0.0,
                         np.maximum(self.vz[sel] - s.gravity * dt, -s.max_fall_speed))
         # (a model that does not slide on steep ground keeps no falling speed there: its
@@ -245,6 +258,7 @@ class Walker:
         b, rise = FrameMove(self.ctrl, self.hoods, act, dt).run(p_a, disp, g_a,
                                                               self.refused.rows(sel))
         self.refused.put(sel, b.refused)
+        pushed_off(self.ctrl, b.position, g_a, b.ground, -vz_a * dt)
         moved = b.position - p_a
         held(self.ctrl, b.position, b.ground, -(moved @ u), -vz_a * dt)
         st = b.ground.state
@@ -260,6 +274,7 @@ class Walker:
         self.vz[sel] = np.where((st == ON_GROUND) | predicted_ground(self.ctrl, b.position, st),
                                 0.0, np.where(st == ON_STEEP_GROUND, steep,
                                               np.minimum(rise, kept)))
+        self.hover[sel] = next_hover(ride.hover, g_a, b.ground, b.stepped, s)
         self.pos[sel] = b.position
         self.ground.put(sel, b.ground)
         self.n_steps[sel] += 1
