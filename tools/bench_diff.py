@@ -24,7 +24,13 @@ Targets (issue 25): at most 2 s on a 10k-triangle pair and 20 s on the largest m
 more on a shared, loaded machine) and wall seconds, meshes built before timing, the fastest
 of ``--repeat`` runs.
 
+With ``--workers N`` the CLI's diff runs once more with its floods' arcs shared among N
+processes (``collision_diff(..., workers=N)``, as ``levelcheck`` runs a level on a machine
+of N CPUs): ``shared wall`` column, wall seconds (the forked children's CPU is not this
+process's); ``same`` then also compares its problems.
+
 Usage:  python tools/bench_diff.py [--real] [--maps oa_koth1,...] [--repeat N] [--explained]
+                                   [--workers N]
 """
 
 from __future__ import annotations
@@ -92,8 +98,8 @@ def _problems(diff) -> list:
 @contextlib.contextmanager
 def _explained_floods():
     """``collision_diff`` flooding with ``explain=True`` (the baseline) while inside."""
-    def explained(mesh, spawns, settings=None, progress=None, *, explain=True):
-        return reachability(mesh, spawns, settings, progress)
+    def explained(mesh, spawns, settings=None, progress=None, *, explain=True, workers=1):
+        return reachability(mesh, spawns, settings, progress, workers=workers)
 
     diff_module.reachability = explained
     try:
@@ -102,9 +108,10 @@ def _explained_floods():
         diff_module.reachability = reachability
 
 
-def run_once(pair, explained=False) -> dict:
-    """One run of both ways on ``pair`` (module docstring), and with ``explained`` the
-    CLI's way with explained floods: a row dict."""
+def run_once(pair, explained=False, workers=1) -> dict:
+    """One run of both ways on ``pair`` (module docstring), with ``explained`` the CLI's way
+    with explained floods, and with ``workers`` > 1 the CLI's diff again with its arcs
+    shared among that many processes (``shared`` columns): a row dict."""
     name, render, collision, spawns, s = pair
     rm, cm = TriangleMesh(*render), TriangleMesh(*collision)
     own, own_wall, own_cpu = _timed(lambda: collision_diff(rm, cm, spawns, s))
@@ -124,15 +131,20 @@ def run_once(pair, explained=False) -> dict:
             full, row["explained_wall"], row["explained_cpu"] = _timed(
                 lambda: collision_diff(rm, cm, spawns, s, collision_reach=flood))
         row["same"] = row["same"] and _problems(full) == _problems(cli)
+    if workers > 1:
+        rm = TriangleMesh(*render)
+        shared, row["shared_wall"], row["shared_cpu"] = _timed(
+            lambda: collision_diff(rm, cm, spawns, s, collision_reach=flood, workers=workers))
+        row["same"] = row["same"] and _problems(shared) == _problems(cli)
     return row
 
 
-def run(pair, repeat: int, explained=False) -> dict:
+def run(pair, repeat: int, explained=False, workers=1) -> dict:
     """The fastest (CPU) of ``repeat`` runs on ``pair``, per column."""
-    rows = [run_once(pair, explained) for _ in range(repeat)]
+    rows = [run_once(pair, explained, workers) for _ in range(repeat)]
     best = dict(rows[0])
     for key in ("own_wall", "own_cpu", "flood_wall", "flood_cpu", "diff_wall", "diff_cpu",
-                "explained_wall", "explained_cpu"):
+                "explained_wall", "explained_cpu", "shared_wall", "shared_cpu"):
         if key in best:
             best[key] = min(r[key] for r in rows)
     best["same"] = all(r["same"] for r in rows)
@@ -145,9 +157,11 @@ def print_table(rows, out=sys.stdout):
           "cli diff with explained floods (the baseline), ratio: cli diff / explained; "
           "same: the same problems every way", file=out)
     extra = "explained_cpu" in rows[0]
+    shared = "shared_wall" in rows[0]
     head = (f"{'pair':<13}{'render':>8}{'collision':>10}{'spans':>10}{'own':>15}"
             f"{'cli flood':>15}{'cli diff':>15}"
-            + (f"{'explained':>15}{'ratio':>7}" if extra else "") + f"{'target':>7}{'same':>6}")
+            + (f"{'explained':>15}{'ratio':>7}" if extra else "")
+            + (f"{'shared wall':>12}" if shared else "") + f"{'target':>7}{'same':>6}")
     print(head, file=out)
     for r in rows:
         target = f"{TARGETS[r['pair']]:g}" if r["pair"] in TARGETS else "-"
@@ -155,6 +169,8 @@ def print_table(rows, out=sys.stdout):
         cols = "".join(f"{r[k + '_cpu']:>7.2f} ({r[k + '_wall']:>5.1f})" for k in keys)
         if extra:
             cols += f"{r['diff_cpu'] / max(r['explained_cpu'], 1e-9):>7.2f}"
+        if shared:
+            cols += f"{r['shared_wall']:>12.1f}"
         print(f"{r['pair']:<13}{r['render']:>8,}{r['collision']:>10,}{r['spans']:>10,}"
               f"{cols}{target:>7}{'yes' if r['same'] else 'NO':>6}", file=out)
     print("\nproblems per kind (total size: m^2; thru.wall: m of wall)", file=out)
@@ -172,13 +188,17 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=1, help="runs per pair (the fastest)")
     ap.add_argument("--explained", action="store_true",
                     help="also the CLI's way with explained floods (the baseline) and compare")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="also the CLI's diff with its arcs shared among N processes, as "
+                         "levelcheck runs a level (wall s: the children's CPU is not this "
+                         "process's)")
     args = ap.parse_args(argv)
     pairs = [synthetic_pair()]
     if args.real:
         pairs += list(real_pairs([m for m in args.maps.split(",") if m]))
     rows = []
     for pair in pairs:
-        rows.append(run(pair, max(args.repeat, 1), args.explained))
+        rows.append(run(pair, max(args.repeat, 1), args.explained, max(args.workers, 1)))
         print(f"# {pair[0]} done", file=sys.stderr, flush=True)
     print_table(rows)
 

@@ -494,7 +494,7 @@ def reach_reusable(reach, collision, settings=None) -> bool:
 def collision_diff(render, collision, spawns, settings=None, *,
                    tolerance=COLLISION_DIFF_TOLERANCE,
                    wall_tolerance=COLLISION_DIFF_WALL_TOLERANCE,
-                   collision_reach=None) -> CollisionDiff:
+                   collision_reach=None, workers: int = 1) -> CollisionDiff:
     """Render against collision, judged by the character from ``spawns`` (module docstring).
 
     render, collision : core.TriangleMesh in the same frame (metres); spawns : (K, 3) foot
@@ -504,7 +504,8 @@ def collision_diff(render, collision, spawns, settings=None, *,
     (>= 0) the capsule may overlap the other mesh before it is a wall. collision_reach :
     ``core.reachability(collision, spawns, settings)`` when the caller has it already (the
     CLI's reachability check): used instead of flooding the collision again (it must pass
-    ``reach_reusable``), or None. ValueError naming the argument for bad input."""
+    ``reach_reusable``), or None. workers : processes sharing the floods' arcs
+    (``core.reachability``). ValueError naming the argument for bad input."""
     render = _as_mesh(render, "render")
     collision = _as_mesh(collision, "collision")
     pts = as_points(spawns, "spawns")
@@ -518,9 +519,9 @@ def collision_diff(render, collision, spawns, settings=None, *,
         raise ValueError("collision_reach: not core.reachability of this collision mesh with "
                          "these settings (reach_reusable); leave it out to flood here")
     rmesh, cmesh = aligned_meshes(render, collision, s.up_vector, cell)
-    R = reachability(rmesh, settle(rmesh, pts, s), s, explain=False)
+    R = reachability(rmesh, settle(rmesh, pts, s), s, explain=False, workers=workers)
     C = (collision_reach if collision_reach is not None else
-         reachability(cmesh, settle(cmesh, pts, s), s, explain=False))
+         reachability(cmesh, settle(cmesh, pts, s), s, explain=False, workers=workers))
     rside, offset = _render_marks(R, C, cmesh, s, tol, wall_tol)
     cside = _collision_marks(R, C, rmesh, s, tol, wall_tol)
     taken = np.zeros(R.standable.face.size, bool)

@@ -40,6 +40,7 @@ from ..controller.moves import RefusedStep
 from ..controller.settings import IN_AIR, ON_GROUND, ON_STEEP_GROUND
 from ..mesh.hoods import HoodCache
 from ..walk.edges import FrameMove, held
+from ..walk.shares import check_workers, run_shares
 
 # Seconds per controller frame: the walk-through's default, so that an arc lands where a walk
 # of the same move does at the limits (issue 24: at 30 Hz a walk-off across a 0.84 m gap
@@ -47,6 +48,9 @@ from ..walk.edges import FrameMove, held
 # parabola by about g * t_apex * dt / 2 (1.4 cm for a 1 m jump): the arc is the controller's.
 ARC_DT = 1.0 / 60.0
 ARC_MAX_TIME = 4.0  # seconds: an arc not landed by then (a 78 m fall) lands nowhere
+# Arcs a round must fly before ``fly_shared`` forks for them (a fork of a big process costs
+# milliseconds; a round of this many arcs flies for a second or more)
+FORK_MIN_ARCS = 256
 WALKOFF_MAX_CELLS = 4  # a walk-off that stays on the ground this many cells did not fall
 
 
@@ -155,10 +159,28 @@ def arc_keys(smap, nodes, dirs, jump) -> np.ndarray:
         np.asarray(jump, np.int64)
 
 
-class ArcCache:
-    """Arcs flown so far, by ``arc_keys``: a flood over a growing map flies each arc once."""
+def fly_shared(ctrl, feet, directions, v0, max_walk, workers: int = 1) -> Arcs:
+    """``fly`` with the arcs dealt among ``workers`` processes (``core.walk.shares``: this
+    one and forked children) when there are at least FORK_MIN_ARCS of them: the same
+    answers, since an arc lands where it lands in any batch."""
+    k = feet.shape[0]
+    v0 = np.broadcast_to(np.asarray(v0, float), (k,))
+    if workers < 2 or k < FORK_MIN_ARCS:
+        return fly(ctrl, feet, directions, v0, max_walk)
+    shares, got = run_shares(lambda idx: fly(ctrl, feet[idx], directions[idx], v0[idx],
+                                             max_walk), k, workers, "reachability's arcs")
+    foot, landed = np.empty((k, 3)), np.empty(k, bool)
+    for idx, arcs in zip(shares, got):
+        foot[idx], landed[idx] = arcs.foot, arcs.landed
+    return Arcs(foot, landed, max(a.frames for a in got))
 
-    def __init__(self):
+
+class ArcCache:
+    """Arcs flown so far, by ``arc_keys``: a flood over a growing map flies each arc once,
+    its new arcs shared among ``workers`` processes (``fly_shared``)."""
+
+    def __init__(self, workers: int = 1):
+        self.workers = check_workers(workers)
         self.keys = np.empty(0, np.int64)
         self.foot = np.empty((0, 3))
         self.landed = np.empty(0, bool)
@@ -175,7 +197,8 @@ class ArcCache:
         miss = np.flatnonzero(~hit)
         if miss.size:
             speed = np.broadcast_to(np.asarray(v0, float), (keys.size,))[miss]
-            arcs = fly(ctrl, feet[miss], directions[miss], speed, max_walk)
+            arcs = fly_shared(ctrl, feet[miss], directions[miss], speed, max_walk,
+                              self.workers)
             foot[miss], landed[miss], frames = arcs.foot, arcs.landed, arcs.frames
             keys_all = np.concatenate([self.keys, keys[miss]])
             order = np.argsort(keys_all, kind="stable")

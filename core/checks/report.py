@@ -19,6 +19,7 @@ Units: metres, degrees, seconds; world space, ``settings.up`` is up.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from dataclasses import dataclass, field
@@ -183,7 +184,8 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
     """Run ``checks`` (see CHECKS) on ``mesh`` (core.TriangleMesh, metres) with ``settings``
     (ControllerSettings), ``capsules`` (CapsuleCheck) and ``paths`` (PathCheck).
 
-    workers : processes sharing the walks (``walkthrough_many``); progress : callable(str)
+    workers : processes sharing the walks (``walkthrough_many``) and the floods' arcs
+    (``core.reachability``, ``core.collision_diff``); progress : callable(str)
     told before each check and path (e.g. printing to stderr), or None. spawns : (K, 3)
     foot points and targets : TargetCheck, judged by ``reach`` (default
     ``core.reachability``; see core/checks/targets.py) when "reachability" is among the checks
@@ -238,10 +240,11 @@ def run_checks(mesh, settings, capsules=(), paths=(), *, checks=DEFAULT_CHECKS,
     _audits(res, timed)
     if "reachability" in checks and (len(res.spawns) or res.targets):
         res.reach = timed("reachability", lambda: run_reachability(
-            reach or reachability, mesh, res.spawns, res.targets, settings))
+            reach or functools.partial(reachability, workers=workers), mesh, res.spawns,
+            res.targets, settings))
         res.findings.extend(target_findings(res.targets, res.reach.reached))
     res.render = render
-    _collision_diff(res, timed)
+    _collision_diff(res, timed, workers)
     res.findings = [f for f in res.findings if f is not None]
     return res
 
@@ -258,7 +261,7 @@ def _audits(res: LevelResults, timed):
             setattr(res, name, timed(name, lambda audit=audit: audit(res.mesh, res.settings)))
 
 
-def _collision_diff(res: LevelResults, timed):
+def _collision_diff(res: LevelResults, timed, workers: int = 1):
     """Render against collision (``core.collision_diff``) into ``res.diff`` when it is among
     the checks and the level has a render and spawns; the collision's flood of the
     reachability check is reused when it fits (``reach_reusable``: same map and settings),
@@ -270,7 +273,8 @@ def _collision_diff(res: LevelResults, timed):
     if not reach_reusable(flood, res.mesh, res.settings):
         flood = None
     res.diff = timed("collision_diff", lambda: collision_diff(
-        res.render, res.mesh, res.spawns, res.settings, collision_reach=flood))
+        res.render, res.mesh, res.spawns, res.settings, collision_reach=flood,
+        workers=workers))
 
 
 def _frame_rate_finding(path, fr) -> Finding | None:

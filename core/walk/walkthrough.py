@@ -45,13 +45,13 @@ where the verdicts differ.
 from __future__ import annotations
 
 import math
-import multiprocessing
 
 import numpy as np
 
 from ..controller.controller import CharacterController
 from ..controller.settings import ControllerSettings
 from ..geometry.validate import as_points
+from .shares import can_fork, check_workers, run_shares
 from .report import EVENT_KINDS, FrameRateReport, WalkEvent, WalkReport
 from .walker import Walker, default_max_time_many
 
@@ -109,8 +109,7 @@ def walkthrough_many(mesh, paths, settings: ControllerSettings | None = None, sp
     rounding). Where ``fork`` is unavailable (Windows) the walk runs in this process. Do not
     use from inside Blender's UI process (forking it is unsafe); headless pipelines can.
     """
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    check_workers(workers)
     ctrl = _controller(mesh, settings, controller)
     s = ctrl.settings
     paths = [_as_path(p, f"paths[{i}]") for i, p in enumerate(paths)]
@@ -129,7 +128,7 @@ def walkthrough_many(mesh, paths, settings: ControllerSettings | None = None, sp
             raise ValueError("max_time must be finite and >= 0")
         max_time = mt
     workers = min(int(workers), n_agents)
-    if workers > 1 and "fork" in multiprocessing.get_all_start_methods():
+    if workers > 1 and can_fork():
         return _walk_forked(ctrl, paths, speed, dt, max_time, workers)
     return Walker(ctrl, paths, speed, dt, max_time).run()
 
@@ -149,64 +148,24 @@ def _controller(mesh, settings, controller):
     return controller
 
 
-def _walk_share(conn, ctrl, paths, speed, dt, max_time):
-    """Child process of ``_walk_forked``: walk one share, send (reports, mesh calls) back."""
-    try:
-        calls = ctrl.mesh_calls
-        out = (Walker(ctrl, paths, speed, dt, max_time).run(), ctrl.mesh_calls - calls)
-    except BaseException as exc:  # noqa: BLE001 - re-raised in the parent
-        out = exc
-    try:
-        conn.send(out)
-    finally:
-        conn.close()
-
-
 def _walk_forked(ctrl, paths, speed, dt, max_time, workers):
-    """``walkthrough_many`` over ``workers`` processes: share i holds characters i,
-    i + workers, ...; this process walks share 0, forked children the others (started
-    before share 0 so that all run at once). Child mesh calls are added to
+    """``walkthrough_many`` over ``workers`` processes (``core.walk.shares.run_shares``):
+    share i holds characters i, i + workers, ...; child mesh calls are added to
     ``ctrl.mesh_calls``; a child's exception is raised here."""
-    ctx = multiprocessing.get_context("fork")
-    n = len(paths)
-    shares = [np.arange(i, n, workers) for i in range(workers)]
+    def walk(idx):
+        calls = ctrl.mesh_calls
+        mt = None if max_time is None else max_time[idx]
+        reps = Walker(ctrl, [paths[i] for i in idx], speed, dt, mt).run()
+        return reps, ctrl.mesh_calls - calls
 
-    def share(idx):
-        return [paths[i] for i in idx], speed, dt, (None if max_time is None else max_time[idx])
-
-    children = []
-    try:
-        for idx in shares[1:]:
-            recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_walk_share, args=(send, ctrl, *share(idx)), daemon=True)
-            proc.start()
-            send.close()
-            children.append((proc, recv))
-        reports = [None] * n
-        for i, rep in zip(shares[0], Walker(ctrl, *share(shares[0])).run()):
-            reports[i] = rep
-        for idx, (proc, recv) in zip(shares[1:], children):
-            try:
-                got = recv.recv()
-            except EOFError:
-                proc.join(timeout=5.0)  # reap it, so that its exit code is known
-                raise RuntimeError(
-                    f"walkthrough_many: worker process exited with code {proc.exitcode} "
-                    "before returning its reports") from None
-            if isinstance(got, BaseException):
-                raise got
-            reps, calls = got
+    shares, results = run_shares(walk, len(paths), workers, "walkthrough_many")
+    reports = [None] * len(paths)
+    for k, (idx, (reps, calls)) in enumerate(zip(shares, results)):
+        if k:  # the first share's calls were counted here already
             ctrl.mesh_calls += calls
-            for i, rep in zip(idx, reps):
-                reports[i] = rep
-        return reports
-    finally:  # children have sent their share (or the walk failed here: stop them)
-        for proc, recv in children:
-            recv.close()
-            proc.join(timeout=5.0)
-            if proc.is_alive():
-                proc.terminate()
-                proc.join()
+        for i, rep in zip(idx, reps):
+            reports[i] = rep
+    return reports
 
 
 def _verdict(rep: WalkReport) -> dict:

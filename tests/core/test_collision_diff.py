@@ -258,7 +258,7 @@ def test_unexplained_floods_find_the_same_problems(pair, monkeypatch):
     assert fast.render.what_if == () and all(not r.causes for r in fast.render.islands)
     calls = []
 
-    def explained(mesh, spawns, settings=None, progress=None, *, explain=True):
+    def explained(mesh, spawns, settings=None, progress=None, *, explain=True, workers=1):
         calls.append(explain)
         return reachability(mesh, spawns, settings, progress)
 

@@ -1,0 +1,101 @@
+"""Controller work shared among forked processes: the walks of ``walkthrough_many`` and the
+arcs (walk-offs and jumps) of ``core.reachability``.
+
+``run_shares(work, n, workers, what)`` deals items 0..n-1 round-robin into ``workers``
+shares (share i holds i, i + workers, ...). Processes forked from this one (copy-on-write:
+the mesh and its caches are neither copied nor pickled) run ``work(idx)`` on every share but
+the first, which this process runs meanwhile; each child sends its result back through a
+pipe. A lock-step batch of characters or arcs gives each item the same answer in any batch
+(bit for bit with this numpy; the tests of both callers check it), so a shared run answers
+what one process would.
+
+Where forking is unsafe or impossible the work runs here, in one share: no ``fork`` start
+method (Windows), inside a daemonic process (which may not have children: a ``--jobs``
+worker of the CLI), or ``workers`` 1. Do not ask for more than one worker from inside
+Blender's UI process (forking it is unsafe); headless pipelines can.
+
+A child that dies (killed, out of memory) fails the run with RuntimeError naming ``what``
+and its exit code; an exception in a child is raised here; on any way out the children are
+stopped.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+
+import numpy as np
+
+
+def check_workers(workers) -> int:
+    """``workers`` as an int >= 1; ValueError naming it otherwise."""
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    return int(workers)
+
+
+def can_fork() -> bool:
+    """True where ``run_shares`` may fork: a ``fork`` start method and a process that may
+    have children (not daemonic)."""
+    return ("fork" in multiprocessing.get_all_start_methods()
+            and not multiprocessing.current_process().daemon)
+
+
+def run_shares(work, n: int, workers: int, what: str) -> tuple[list, list]:
+    """(shares, results): ``work(idx)`` for each round-robin share ``idx`` (int array) of
+    items 0..n-1, the first in this process and the others in forked children (module
+    docstring); one share, in this process, when ``workers`` < 2, ``n`` < 2 or
+    ``can_fork()`` is False."""
+    workers = min(check_workers(workers), max(int(n), 1))
+    if workers < 2 or not can_fork():
+        idx = np.arange(n)
+        return [idx], [work(idx)]
+    ctx = multiprocessing.get_context("fork")
+    shares = [np.arange(i, n, workers) for i in range(workers)]
+    children = []
+    done = False
+    try:
+        for idx in shares[1:]:
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_share_main, args=(send, work, idx), daemon=True)
+            proc.start()
+            send.close()
+            children.append((proc, recv))
+        results = [work(shares[0])]
+        for proc, recv in children:
+            try:
+                got = recv.recv()
+            except EOFError:
+                proc.join(timeout=5.0)  # reap it, so that its exit code is known
+                raise RuntimeError(f"{what}: worker process exited with code "
+                                   f"{proc.exitcode} before returning its share") from None
+            if isinstance(got, BaseException):
+                raise got
+            results.append(got)
+        done = True
+        return shares, results
+    finally:  # children have sent their share (or the work failed or was stopped: end them)
+        for proc, recv in children:
+            recv.close()
+            if done:
+                proc.join(timeout=5.0)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join()
+
+
+def _share_main(conn, work, idx):
+    """A forked child of ``run_shares``: run one share, send its result (or exception).
+    The parent's signal handlers are not the child's: SIGINT (sent to the whole process
+    group at a terminal) is the parent's to act on, and SIGTERM (the parent stopping us)
+    ends the child at once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        out = work(idx)
+    except BaseException as exc:  # noqa: BLE001 - re-raised in the parent
+        out = exc
+    try:
+        conn.send(out)
+    finally:
+        conn.close()
