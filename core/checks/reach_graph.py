@@ -26,6 +26,31 @@ def mutual_components(n: int, links: Links) -> np.ndarray:
                       np.concatenate([links.dst[walk], b[both]]))
 
 
+def merge_components(comp: np.ndarray, a, b) -> np.ndarray:
+    """``comp`` (N,) component labels (each the smallest member) with the components of
+    nodes ``a`` and ``b`` (E,) joined (components of the few labels touched, then one
+    relabelling); labels stay the smallest member."""
+    if not a.size:
+        return comp
+    touched, inv = np.unique(np.concatenate([comp[a], comp[b]]), return_inverse=True)
+    inv = inv.ravel()
+    root = touched[components(touched.size, inv[:a.size], inv[a.size:])]
+    relabel = np.arange(comp.size, dtype=np.int64)
+    relabel[touched] = root
+    return relabel[comp]
+
+
+def mutual_components_grown(comp: np.ndarray, links: Links) -> np.ndarray:
+    """``mutual_components(n, links)`` from ``comp``, the mutual components of moves that
+    hold every walk of ``links`` (the flood's moves before its arcs): only the other moves
+    present both ways are joined (a few, not the millions of walks of open floor)."""
+    walk = links.kind == WALK
+    a, b = links.src[~walk], links.dst[~walk]
+    n = comp.size
+    both = np.isin(b * n + a, a * n + b)
+    return merge_components(comp, a[both], b[both])
+
+
 def _flood(comp, a, b, seeds, n) -> np.ndarray:
     """(n,) bool by component label: the labels reached from ``seeds`` over the condensed
     edges a -> b (labels), in array rounds."""

@@ -38,10 +38,9 @@ import numpy as np
 
 from ..constants import SLOPE_LIMIT_TOL_RAD, STEP_RISE_TOL
 from ..controller.controller import CharacterController
-from .audits.common import components
-from .reach_arcs import WALKOFF_MAX_CELLS, fly, take_off_speed
+from .reach_arcs import WALKOFF_MAX_CELLS, fly_shared, take_off_speed
 from .reach_explain import CAUSE_KINDS, cross_reach
-from .reach_graph import closure, mutual_components
+from .reach_graph import closure, merge_components, mutual_components
 from .reach_links import DIRECTIONS, FALL, JUMP, WALK, Links, node_heights
 from .reach_spawns import nearest_nodes
 
@@ -326,41 +325,31 @@ def what_if(islands, traps, settings, flood: Reflood | None = None) -> tuple:
     return tuple(out)
 
 
-def _merged(comp: np.ndarray, a, b) -> np.ndarray:
-    """``comp`` (N,) component labels with the components of nodes ``a`` and ``b`` (E,)
-    joined (components of the few labels touched, then one relabelling)."""
-    if not a.size:
-        return comp
-    touched, inv = np.unique(np.concatenate([comp[a], comp[b]]), return_inverse=True)
-    inv = inv.ravel()
-    root = touched[components(touched.size, inv[:a.size], inv[a.size:])]
-    relabel = np.arange(comp.size, dtype=np.int64)
-    relabel[touched] = root
-    return relabel[comp]
-
-
-def reflood(mesh, smap, settings, links: Links, seeds, failed) -> Reflood:
+def reflood(mesh, smap, settings, links: Links, seeds, failed, workers: int = 1,
+            comp=None) -> Reflood:
     """The Reflood of a flood over ``smap`` whose moves are ``links`` from the spawn nodes
     ``seeds`` (the closure of its two-way components, ``reach_graph``); ``failed``
     (islands' list, traps' list) the border moves ``regions_causes`` appended.
-    The components of ``links`` are found once; each flood joins those its new walks join.
+    The components of ``links`` are found once (or given: ``comp``, their
+    ``mutual_components``); each flood joins those its new walks join.
     ``jumps`` flies the controller's jumps (``reach_arcs.fly``, as the flood flies them)
-    with the new jump height from the nodes given, each linked to the node it lands on."""
+    with the new jump height from the nodes given, each linked to the node it lands on,
+    shared among ``workers`` processes (``reach_arcs.fly_shared``)."""
     h, n = node_heights(smap), smap.face.size
     vec = np.array([dx * smap.grid.e1 + dy * smap.grid.e2 for dx, dy in DIRECTIONS])
-    base: list = []  # the components of ``links``, found at the first flood
+    base: list = [] if comp is None else [comp]  # the components of ``links``
 
     def with_links(extra: Links):
         if not base:
             base.append(mutual_components(n, links))
         walk = extra.kind == WALK
-        comp = _merged(base[0], extra.src[walk], extra.dst[walk])
+        comp = merge_components(base[0], extra.src[walk], extra.dst[walk])
         return closure(comp, Links.join([links, extra]), seeds, n)
 
     def jumps(jump_height: float, nodes, directions):
         s2 = settings.replace(jump_height=jump_height)
-        arcs = fly(CharacterController(mesh, s2), smap.stand[nodes], vec[directions],
-                   take_off_speed(s2), WALKOFF_MAX_CELLS * smap.grid.cell)
+        arcs = fly_shared(CharacterController(mesh, s2), smap.stand[nodes], vec[directions],
+                          take_off_speed(s2), WALKOFF_MAX_CELLS * smap.grid.cell, workers)
         land = nearest_nodes(smap, h, arcs.foot, s2)
         ok = arcs.landed & (land >= 0) & (land != nodes)
         return with_links(Links(nodes[ok], land[ok], np.full(int(ok.sum()), JUMP, np.int8)))

@@ -50,7 +50,7 @@ from .audits.standable import (
 from .audits.window import MapWindow, window_worthwhile
 from .reach_arcs import WALKOFF_MAX_CELLS, ArcCache, arc_keys, fly, take_off_speed
 from .reach_explain import Cause
-from .reach_graph import closure, mutual_components, one_way_pairs
+from .reach_graph import closure, mutual_components, mutual_components_grown, one_way_pairs
 from .reach_links import (
     DIRECTIONS,
     FALL,
@@ -377,6 +377,7 @@ class _Flood(NamedTuple):
     reach: np.ndarray
     back: np.ndarray
     lost: np.ndarray
+    comp: np.ndarray  # mutual_components of ``links`` (the what-if refloods start from it)
 
 
 def _flood_map(mesh, smap, pts, landed, settings, scope=WHOLE_MAP, stop=None):
@@ -398,7 +399,8 @@ def _flood_map(mesh, smap, pts, landed, settings, scope=WHOLE_MAP, stop=None):
     links, flown, lost, pairs = _fly_arcs(mesh, smap, h, comp, links, edges, seeds, s, scope,
                                           pairs)
     reach, back = closure(comp, links, seeds, n, pairs)
-    return _Flood(links, spawn_cells, spawn_drop, flown, reach, back, lost)
+    return _Flood(links, spawn_cells, spawn_drop, flown, reach, back, lost,
+                  mutual_components_grown(comp, links))
 
 
 def _growth(win, smap, reach, lost, rings: int) -> np.ndarray:
@@ -447,7 +449,7 @@ def _flood_window(mesh, pts, landed, settings, progress, cache):
 
 
 def reachability(mesh, spawns, settings=None, progress=None, *,
-                 explain: bool = True) -> Reachability:
+                 explain: bool = True, workers: int = 1) -> Reachability:
     """Where the character starting at foot points ``spawns`` (K, 3) can go (module
     docstring). settings : ControllerSettings (default if None); ``jump_height > 0`` adds
     jumps. An engine ``model`` is judged by the exact model climbing the engine's risers
@@ -458,7 +460,9 @@ def reachability(mesh, spawns, settings=None, progress=None, *,
     caller that reads only the cells, classes and moves: ``collision_diff``): the same
     cells, classes, moves and regions (faces, area, point), but every region's ``causes``
     is (), its ``visible`` True (no line of sight is cast) and ``what_if`` is () (no
-    refloods).
+    refloods). workers : processes sharing the walk-offs and jumps each round flies (and the what-if jumps)
+    (``reach_arcs.fly_shared``: this one and forked children; default 1, this process only;
+    no fork inside Blender's UI process); the answer is the same for any number.
 
     A level whose whole map would hold more than WINDOW_MIN_SPANS spans (and whose map is
     not built yet) is judged tile by tile from the spawns outward (``_flood_window``): the
@@ -471,7 +475,7 @@ def reachability(mesh, spawns, settings=None, progress=None, *,
     tell = _rising(progress or _no_progress)
     tell(0.0)
     landed = spawn_floor(mesh, pts, s)
-    got, cache = None, ArcCache()
+    got, cache = None, ArcCache(workers)
     if pts.shape[0] and not has_map(mesh, s) and window_worthwhile(mesh, s, WINDOW_MIN_SPANS):
         got = _flood_window(mesh, pts, landed, s, tell, cache)
     if got is not None:
@@ -483,16 +487,17 @@ def reachability(mesh, spawns, settings=None, progress=None, *,
     tell(0.95)
     code, group = _cell_classes(smap, fl.links, fl.reach, fl.back, s)
     faces, area = span_faces(smap, np.flatnonzero(code <= TRAP))
-    islands, traps, sentences = _regions(mesh, smap, code, group, fl, s, explain)
+    islands, traps, sentences = _regions(mesh, smap, code, group, fl, s, explain, workers)
     return Reachability(faces, area, islands, traps, smap.foot, smap.face, code,
                         smap.grid.cell, fl.spawn_cells, fl.links, fl.flown, smap, s,
                         fl.spawn_drop, sentences)
 
 
-def _regions(mesh, smap, code, group, fl: _Flood, s, explain: bool) -> tuple:
+def _regions(mesh, smap, code, group, fl: _Flood, s, explain: bool, workers: int) -> tuple:
     """(islands, traps, what-if sentences) of the cell classes ``code`` (``reachability``):
     with ``explain`` each region's causes and line of sight, and the what-if refloods;
-    without, the regions alone (causes (), visible True: not judged) and no sentences."""
+    without, the regions alone (causes (), visible True: not judged) and no sentences.
+    workers : processes sharing the what-if jumps (``reflood``)."""
     if not explain:
         return regions(smap, code, group, ISLAND), regions(smap, code, group, TRAP), ()
     h = node_heights(smap)
@@ -503,5 +508,6 @@ def _regions(mesh, smap, code, group, fl: _Flood, s, explain: bool) -> tuple:
                       explainer(mesh, smap, h, free & (code <= TRAP), eyes, s, failed[0]))
     traps = regions(smap, code, group, TRAP,
                     explainer(mesh, smap, h, free & (code == REACHABLE), eyes, s, failed[1]))
-    again = reflood(mesh, smap, s, fl.links, fl.spawn_cells[fl.spawn_cells >= 0], failed)
+    again = reflood(mesh, smap, s, fl.links, fl.spawn_cells[fl.spawn_cells >= 0], failed,
+                    workers, fl.comp)
     return islands, traps, what_if(islands, traps, s, again)
