@@ -139,6 +139,9 @@ class Job:
     severity: dict = dataclasses.field(default_factory=dict)  # --severity CHECK=SEVERITY
     min_area: dict = dataclasses.field(default_factory=dict)  # --min-area CHECK=M2
     exclude: tuple = ()  # --exclude NAME: objects or collections left out
+    # processes one level's floods and walks share (core's ``workers``): the CPUs when the
+    # levels are checked in this process, 1 in each ``--jobs`` worker (levelcheck.cli)
+    workers: int = 1
 
 
 def parse_shard(text):

@@ -124,7 +124,7 @@ def check_one(bpy, level, job, work_dir: str, say):
         geometry.mesh, settings, capsules, paths, checks=job.checks, min_depth=job.min_depth,
         frame_rates=job.frame_rates, spawns=spawns, targets=targets,
         likely_up=_likely_up(level), render=None if render is None else render.mesh,
-        progress=lambda m: say(f"level {level.display}: {m}"))
+        workers=job.workers, progress=lambda m: say(f"level {level.display}: {m}"))
     res.render_geometry, res.render_source = render, render_from
     res.waivers = spec.waivers
     res.severity = {**spec.severity, **job.severity}  # the command line's win

@@ -35,7 +35,9 @@ Exit status: 0 no finding fails the gate (``--fail-on``; with ``--baseline``: no
 stderr, no outputs), 130 / 143 stopped by SIGINT / SIGTERM (one line; workers stopped,
 temporary folders removed). An earlier run's outputs in ``--out`` are removed before any
 work (a non-empty folder that is not levelcheck's is refused); ``--jobs`` is capped by the
-CPUs and by the memory a worker needs, and says so.
+CPUs and by the memory a worker needs, and says so. Levels checked in this process (no
+``--jobs``) share the CPUs within each level: its walks and the flood's arcs are dealt to
+processes forked for them (``level_workers``); each ``--jobs`` worker uses one.
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ from .export import export_levels
 from .levels import UsageError
 from .merge import merge
 from .outputs import OutputError, clear_previous, probe, remove_if_empty, write_outputs
-from .run import Stopped, run_levels, run_parallel, stop_on_signals, worker_count
+from .run import (Stopped, level_workers, run_levels, run_parallel, stop_on_signals,
+                  worker_count)
 
 
 def _check(args):
@@ -66,6 +69,7 @@ def _check(args):
         if n_jobs > 1:
             reports, outputs = run_parallel(job, n_jobs, work_dir)
         else:
+            job.workers = level_workers()
             reports, outputs = run_levels(job, work_dir)
         document = combine_levels(reports, job.fail_on)
         document["run"] = job.run

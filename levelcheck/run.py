@@ -105,6 +105,17 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+# At most this many processes share one level's walks and arcs (levelcheck.cli): past a few,
+# a round's arcs are too few to keep more busy
+MAX_LEVEL_WORKERS = 4
+
+
+def level_workers() -> int:
+    """Processes a level checked in this process shares its walks and the floods' arcs with
+    (core's ``workers``): the CPUs this process may use, at most MAX_LEVEL_WORKERS."""
+    return max(1, min(available_cpus(), MAX_LEVEL_WORKERS))
+
+
 def available_memory() -> int | None:
     """Bytes the system can give without swapping (MemAvailable), None when unknown."""
     try:
