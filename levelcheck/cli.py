@@ -54,8 +54,7 @@ from .export import export_levels
 from .levels import UsageError
 from .merge import merge
 from .outputs import OutputError, clear_previous, probe, remove_if_empty, write_outputs
-from .run import (Stopped, level_workers, run_levels, run_parallel, stop_on_signals,
-                  worker_count)
+from .run import Stopped, level_workers, run_levels, run_parallel, stop_on_signals, worker_count
 
 
 def _check(args):

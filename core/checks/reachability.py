@@ -460,9 +460,9 @@ def reachability(mesh, spawns, settings=None, progress=None, *,
     caller that reads only the cells, classes and moves: ``collision_diff``): the same
     cells, classes, moves and regions (faces, area, point), but every region's ``causes``
     is (), its ``visible`` True (no line of sight is cast) and ``what_if`` is () (no
-    refloods). workers : processes sharing the walk-offs and jumps each round flies (and the what-if jumps)
-    (``reach_arcs.fly_shared``: this one and forked children; default 1, this process only;
-    no fork inside Blender's UI process); the answer is the same for any number.
+    refloods). workers : processes sharing the walk-offs and jumps each round flies and
+    the what-if jumps (``reach_arcs.fly_shared``: this one and forked children; default 1,
+    this process only; no fork inside Blender's UI process); the same answer for any number.
 
     A level whose whole map would hold more than WINDOW_MIN_SPANS spans (and whose map is
     not built yet) is judged tile by tile from the spawns outward (``_flood_window``): the

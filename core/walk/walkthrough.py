@@ -51,8 +51,8 @@ import numpy as np
 from ..controller.controller import CharacterController
 from ..controller.settings import ControllerSettings
 from ..geometry.validate import as_points
-from .shares import can_fork, check_workers, run_shares
 from .report import EVENT_KINDS, FrameRateReport, WalkEvent, WalkReport
+from .shares import can_fork, check_workers, run_shares
 from .walker import Walker, default_max_time_many
 
 __all__ = ["walkthrough", "walkthrough_many", "compare_frame_rates", "default_max_time",
