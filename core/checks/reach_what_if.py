@@ -338,13 +338,16 @@ def reflood(mesh, smap, settings, links: Links, seeds, failed, workers: int = 1,
     h, n = node_heights(smap), smap.face.size
     vec = np.array([dx * smap.grid.e1 + dy * smap.grid.e2 for dx, dy in DIRECTIONS])
     base: list = [] if comp is None else [comp]  # the components of ``links``
+    # the closure looks at the moves between components only: the walks (millions on open
+    # floor) lie inside them, so each flood joins the other moves alone to its new ones
+    others = Links(*(col[links.kind != WALK] for col in links))
 
     def with_links(extra: Links):
         if not base:
             base.append(mutual_components(n, links))
         walk = extra.kind == WALK
-        comp = merge_components(base[0], extra.src[walk], extra.dst[walk])
-        return closure(comp, Links.join([links, extra]), seeds, n)
+        joined = merge_components(base[0], extra.src[walk], extra.dst[walk])
+        return closure(joined, Links.join([others, extra]), seeds, n)
 
     def jumps(jump_height: float, nodes, directions):
         s2 = settings.replace(jump_height=jump_height)
