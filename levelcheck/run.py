@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 
+from ..core.walk.shares import WorkerDied
 from .levels import UsageError
 
 NOISE = (b"EGL Error", b"EGL_BAD")  # Mesa's notices on every headless Workbench render
@@ -85,6 +86,8 @@ def _check(bpy, level, job, work_dir, say):
 
     try:
         return check_one(bpy, level, job, work_dir, say)
+    except WorkerDied as exc:  # a process sharing the level's arcs or walks was killed
+        raise UsageError(f"level {level.display}: {exc}") from None
     except ValueError as exc:  # LevelError, or core on the level's data: name the level
         text = str(exc)
         named = level.display in text or (level.path and os.path.abspath(level.path) in text)

@@ -14,7 +14,8 @@ method (Windows), inside a daemonic process (which may not have children: a ``--
 worker of the CLI), or ``workers`` 1. Do not ask for more than one worker from inside
 Blender's UI process (forking it is unsafe); headless pipelines can.
 
-A child that dies (killed, out of memory) fails the run with RuntimeError naming ``what``
+A child that dies (killed, out of memory) fails the run with WorkerDied (a RuntimeError)
+naming ``what``
 and its exit code; an exception in a child is raised here; on any way out the children are
 stopped.
 """
@@ -25,6 +26,11 @@ import multiprocessing
 import signal
 
 import numpy as np
+
+
+class WorkerDied(RuntimeError):
+    """A forked child of ``run_shares`` ended before sending its share (killed, out of
+    memory): the message names the work and the child's exit code."""
 
 
 def check_workers(workers) -> int:
@@ -67,7 +73,7 @@ def run_shares(work, n: int, workers: int, what: str) -> tuple[list, list]:
                 got = recv.recv()
             except EOFError:
                 proc.join(timeout=5.0)  # reap it, so that its exit code is known
-                raise RuntimeError(f"{what}: worker process exited with code "
+                raise WorkerDied(f"{what}: worker process exited with code "
                                    f"{proc.exitcode} before returning its share") from None
             if isinstance(got, BaseException):
                 raise got
