@@ -3,9 +3,9 @@ arcs (walk-offs and jumps) of ``core.reachability``.
 
 ``run_shares(work, n, workers, what)`` deals items 0..n-1 round-robin into ``workers``
 shares (share i holds i, i + workers, ...). Processes forked from this one (copy-on-write:
-the mesh and its caches are neither copied nor pickled) run ``work(idx)`` on every share but
-the first, which this process runs meanwhile; each child sends its result back through a
-pipe. A lock-step batch of characters or arcs gives each item the same answer in any batch
+the mesh and its caches are neither copied nor pickled) run ``work(idx)``, one share each,
+and send the result back through a pipe while this process waits on them all, so that a
+child that dies is noticed at once. A lock-step batch of characters or arcs gives each item the same answer in any batch
 (bit for bit with this numpy; the tests of both callers check it), so a shared run answers
 what one process would.
 
@@ -23,6 +23,7 @@ stopped.
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
 import signal
 
 import numpy as np
@@ -49,9 +50,9 @@ def can_fork() -> bool:
 
 def run_shares(work, n: int, workers: int, what: str) -> tuple[list, list]:
     """(shares, results): ``work(idx)`` for each round-robin share ``idx`` (int array) of
-    items 0..n-1, the first in this process and the others in forked children (module
-    docstring); one share, in this process, when ``workers`` < 2, ``n`` < 2 or
-    ``can_fork()`` is False."""
+    items 0..n-1, each in a forked child while this process waits on them all (module
+    docstring): a child that dies is noticed at once, not after a share of our own; one
+    share, in this process, when ``workers`` < 2, ``n`` < 2 or ``can_fork()`` is False."""
     workers = min(check_workers(workers), max(int(n), 1))
     if workers < 2 or not can_fork():
         idx = np.arange(n)
@@ -61,26 +62,16 @@ def run_shares(work, n: int, workers: int, what: str) -> tuple[list, list]:
     children = []
     done = False
     try:
-        for idx in shares[1:]:
+        for idx in shares:
             recv, send = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_share_main, args=(send, work, idx), daemon=True)
             proc.start()
-            send.close()
+            send.close()  # the child's end alone: its death is an end of file here
             children.append((proc, recv))
-        results = [work(shares[0])]
-        for proc, recv in children:
-            try:
-                got = recv.recv()
-            except EOFError:
-                proc.join(timeout=5.0)  # reap it, so that its exit code is known
-                raise WorkerDied(f"{what}: worker process exited with code "
-                                   f"{proc.exitcode} before returning its share") from None
-            if isinstance(got, BaseException):
-                raise got
-            results.append(got)
+        results = _collect(children, what)
         done = True
         return shares, results
-    finally:  # children have sent their share (or the work failed or was stopped: end them)
+    finally:  # children have sent their share (or one failed, or we were stopped: end them)
         for proc, recv in children:
             recv.close()
             if done:
@@ -88,6 +79,27 @@ def run_shares(work, n: int, workers: int, what: str) -> tuple[list, list]:
             if proc.is_alive():
                 proc.terminate()
                 proc.join()
+
+
+def _collect(children, what: str) -> list:
+    """Each child's result, in share order, taken as each arrives; WorkerDied as soon as a
+    child ends without sending, a child's exception raised here."""
+    results: list = [None] * len(children)
+    pending = {recv: k for k, (_proc, recv) in enumerate(children)}
+    while pending:
+        for recv in multiprocessing.connection.wait(list(pending)):
+            k = pending.pop(recv)
+            try:
+                got = recv.recv()
+            except EOFError:
+                proc = children[k][0]
+                proc.join(timeout=5.0)  # reap it, so that its exit code is known
+                raise WorkerDied(f"{what}: worker process exited with code "
+                                 f"{proc.exitcode} before returning its share") from None
+            if isinstance(got, BaseException):
+                raise got
+            results[k] = got
+    return results
 
 
 def _share_main(conn, work, idx):

@@ -101,9 +101,9 @@ def walkthrough_many(mesh, paths, settings: ControllerSettings | None = None, sp
     (ValueError otherwise; pass ``mesh=None, settings=None`` to use the controller's).
 
     workers : processes sharing the characters (default 1: this process only). With
-    ``workers > 1`` the characters are dealt round-robin into ``workers`` shares; this
-    process walks the first and processes forked from it (copy-on-write: the mesh is not
-    copied or pickled) walk the others, each share in lock-step. The reports are those of
+    ``workers > 1`` the characters are dealt round-robin into ``workers`` shares, each
+    walked in lock-step by a process forked from this one (copy-on-write: the mesh is not
+    copied or pickled; ``core.walk.shares``). The reports are those of
     ``workers=1``, in the same order: a character's mesh answers do not depend on the batch
     it is in (bit for bit with this numpy, as the tests check; see the note above on float
     rounding). Where ``fork`` is unavailable (Windows) the walk runs in this process. Do not
@@ -160,9 +160,9 @@ def _walk_forked(ctrl, paths, speed, dt, max_time, workers):
 
     shares, results = run_shares(walk, len(paths), workers, "walkthrough_many")
     reports = [None] * len(paths)
-    for k, (idx, (reps, calls)) in enumerate(zip(shares, results)):
-        if k:  # the first share's calls were counted here already
-            ctrl.mesh_calls += calls
+    if len(shares) > 1:  # the children's calls (one share alone was walked here)
+        ctrl.mesh_calls += sum(calls for _reps, calls in results)
+    for idx, (reps, _calls) in zip(shares, results):
         for i, rep in zip(idx, reps):
             reports[i] = rep
     return reports
