@@ -5,9 +5,9 @@ arcs (walk-offs and jumps) of ``core.reachability``.
 shares (share i holds i, i + workers, ...). Processes forked from this one (copy-on-write:
 the mesh and its caches are neither copied nor pickled) run ``work(idx)``, one share each,
 and send the result back through a pipe while this process waits on them all, so that a
-child that dies is noticed at once. A lock-step batch of characters or arcs gives each item the same answer in any batch
-(bit for bit with this numpy; the tests of both callers check it), so a shared run answers
-what one process would.
+child that dies is noticed at once. A lock-step batch of characters or arcs gives each item
+the same answer in any batch (bit for bit with this numpy; the tests of both callers check
+it), so a shared run answers what one process would.
 
 Where forking is unsafe or impossible the work runs here, in one share: no ``fork`` start
 method (Windows), inside a daemonic process (which may not have children: a ``--jobs``
