@@ -87,8 +87,9 @@ def _collect(children, what: str) -> list:
     results: list = [None] * len(children)
     pending = {recv: k for k, (_proc, recv) in enumerate(children)}
     while pending:
-        for recv in multiprocessing.connection.wait(list(pending)):
-            k = pending.pop(recv)
+        for ready in multiprocessing.connection.wait(list(pending)):
+            k = pending.pop(ready)
+            recv = children[k][1]  # the Connection (wait's answer is typed more loosely)
             try:
                 got = recv.recv()
             except EOFError:
