@@ -160,8 +160,8 @@ def arc_keys(smap, nodes, dirs, jump) -> np.ndarray:
 
 
 def fly_shared(ctrl, feet, directions, v0, max_walk, workers: int = 1) -> Arcs:
-    """``fly`` with the arcs dealt among ``workers`` processes (``core.walk.shares``: this
-    one and forked children) when there are at least FORK_MIN_ARCS of them: the same
+    """``fly`` with the arcs dealt among ``workers`` processes (``core.walk.shares``:
+    children forked from this one) when there are at least FORK_MIN_ARCS of them: the same
     answers, since an arc lands where it lands in any batch."""
     k = feet.shape[0]
     v0 = np.broadcast_to(np.asarray(v0, float), (k,))

@@ -461,7 +461,7 @@ def reachability(mesh, spawns, settings=None, progress=None, *,
     cells, classes, moves and regions (faces, area, point), but every region's ``causes``
     is (), its ``visible`` True (no line of sight is cast) and ``what_if`` is () (no
     refloods). workers : processes sharing the walk-offs and jumps each round flies and
-    the what-if jumps (``reach_arcs.fly_shared``: this one and forked children; default 1,
+    the what-if jumps (``reach_arcs.fly_shared``: forked children of this one; default 1,
     this process only; no fork inside Blender's UI process); the same answer for any number.
 
     A level whose whole map would hold more than WINDOW_MIN_SPANS spans (and whose map is

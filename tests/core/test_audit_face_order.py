@@ -20,6 +20,8 @@ import real_levels
 import scenes
 from audit_scenes import box
 from capsule_collision.core import ControllerSettings, TriangleMesh, ledge_audit, stair_audit
+from capsule_collision.core.checks.audits import common
+from capsule_collision.core.mesh.patched import replace_triangles
 from controller_scenes import merge
 
 QUAKE = ControllerSettings(**real_levels.QUAKE_PLAYER)
@@ -127,3 +129,14 @@ def test_oa_koth1_has_the_same_stair_rows_and_ledge_runs_with_its_faces_reversed
     assert len(rows) > 100 and rows == _stair_rows(m1, stair_audit(m1, QUAKE))
     runs = _ledge_runs(m0, ledge_audit(m0, QUAKE))
     assert len(runs) > 100 and runs == _ledge_runs(m1, ledge_audit(m1, QUAKE))
+
+
+def test_the_stair_and_ledge_audits_of_a_level_share_one_canonical_mesh():
+    """The canonical mesh (and so its BVH) is built once per level and kept with it while
+    the level lives; a patched level (a new mesh object) gets its own."""
+    mesh = TriangleMesh(*merge([box((0, 0, 0), (4, 4, 1)), box((0, 4, 0), (4, 8, 2))]))
+    first = common.canonical_mesh(mesh)
+    assert common.canonical_mesh(mesh) is first
+    patched = replace_triangles(mesh, 0, 2, np.zeros((0, 3)), np.zeros((0, 3), int))
+    other = common.canonical_mesh(patched)
+    assert other is not first and other.mesh.n_triangles == mesh.n_triangles - 2

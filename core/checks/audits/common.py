@@ -8,6 +8,7 @@ in Python: every function takes (K, ...) arrays and issues batched mesh queries 
 from __future__ import annotations
 
 import math
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
@@ -288,7 +289,21 @@ class CanonicalMesh(NamedTuple):
     face: np.ndarray
 
 
+# canonical_mesh's answers, kept (weakly) with their mesh: the stair and ledge audits of a
+# level share one (its BVH is built once, not once per audit)
+_CANONICAL: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def canonical_mesh(mesh) -> CanonicalMesh:
+    """``_canonical(mesh)``, built once per mesh and kept with it (weakly: gone with the
+    mesh; a patched level is a new mesh object)."""
+    got = _CANONICAL.get(mesh)
+    if got is None:
+        got = _CANONICAL[mesh] = _canonical(mesh)
+    return got
+
+
+def _canonical(mesh) -> CanonicalMesh:
     """``mesh`` in an order fixed by geometry (issue 27: a re-export with its faces reversed
     found other stair risers and ledge runs). Vertices at equal positions are one vertex,
     numbered in (x, y, z) order; each triangle starts at the least rotation of its corner
