@@ -15,18 +15,27 @@ worker of the CLI), or ``workers`` 1. Do not ask for more than one worker from i
 Blender's UI process (forking it is unsafe); headless pipelines can.
 
 A child that dies (killed, out of memory) fails the run with WorkerDied (a RuntimeError)
-naming ``what``
-and its exit code; an exception in a child is raised here; on any way out the children are
-stopped.
+naming ``what`` and its exit code; an exception in a child is raised here; on any way out
+the children are stopped.
+
+SIGINT and SIGTERM are held (blocked) while this process forks. A Python signal handler that
+raises (the CLI's stop) would otherwise run inside an at-fork hook (``logging``'s, for one),
+where Python prints the exception and ignores it: the run went on as if never stopped. Held,
+the signal arrives after the fork, in this module's code, and stops the run; the child (which
+does not inherit pending signals) sets its own handlers before it lets them through.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import multiprocessing.connection
 import signal
 
 import numpy as np
+
+# Signals a caller may turn into an exception (levelcheck's stop): held while forking.
+HELD_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 
 
 class WorkerDied(RuntimeError):
@@ -65,9 +74,10 @@ def run_shares(work, n: int, workers: int, what: str) -> tuple[list, list]:
         for idx in shares:
             recv, send = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_share_main, args=(send, work, idx), daemon=True)
-            proc.start()
+            with _signals_held():  # a stop comes after the child is on the list to end
+                proc.start()
+                children.append((proc, recv))
             send.close()  # the child's end alone: its death is an end of file here
-            children.append((proc, recv))
         results = _collect(children, what)
         done = True
         return shares, results
@@ -79,6 +89,20 @@ def run_shares(work, n: int, workers: int, what: str) -> tuple[list, list]:
             if proc.is_alive():
                 proc.terminate()
                 proc.join()
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """HELD_SIGNALS blocked in this thread for the block (module docstring); one that came
+    meanwhile is delivered when the block ends, in this thread's ordinary code."""
+    if not hasattr(signal, "pthread_sigmask"):  # no fork there either
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _collect(children, what: str) -> list:
@@ -110,6 +134,7 @@ def _share_main(conn, work, idx):
     ends the child at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, HELD_SIGNALS)  # held by the fork (_signals_held)
     try:
         out = work(idx)
     except BaseException as exc:  # noqa: BLE001 - re-raised in the parent

@@ -5,6 +5,7 @@ by its arcs (what the what-if refloods start from) equal to those of all its mov
 
 import multiprocessing
 import os
+import signal
 import time
 
 import numpy as np
@@ -111,6 +112,46 @@ def test_a_childs_exception_is_raised_here():
 
     with pytest.raises(ValueError, match="bad arc"):
         shares.run_shares(work, 10, 3, "arcs")
+
+
+class _Stop(Exception):
+    pass
+
+
+_STOP_IN_FORK: list = []  # armed: the next fork's parent-side hook sends us SIGTERM
+
+
+def _sigterm_in_fork():
+    if _STOP_IN_FORK:
+        _STOP_IN_FORK.clear()
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+os.register_at_fork(after_in_parent=_sigterm_in_fork)  # one hook for the test process
+
+
+def test_a_stop_that_comes_while_forking_stops_the_run():
+    """Regression (CI, levelcheck exited 0 after SIGTERM): a signal whose handler raises,
+    arriving while a share's child is forked, ran inside an at-fork hook, where Python
+    prints the exception and ignores it; the run went on. Held while forking, it stops it."""
+    def work(idx):
+        time.sleep(30)
+        return idx.tolist()
+
+    def stop(_signum, _frame):
+        raise _Stop
+
+    saved = signal.signal(signal.SIGTERM, stop)
+    try:
+        _STOP_IN_FORK.append(True)
+        t0 = time.monotonic()
+        with pytest.raises(_Stop):
+            shares.run_shares(work, 4, 2, "reachability's arcs")
+        assert time.monotonic() - t0 < 20  # the children stopped, not waited for
+    finally:
+        _STOP_IN_FORK.clear()
+        signal.signal(signal.SIGTERM, saved)
+    assert multiprocessing.active_children() == []
 
 
 def test_shares_deal_items_round_robin_and_answer_in_share_order():
