@@ -51,6 +51,12 @@ def _cache_dir() -> pathlib.Path:
     return ROOT / ".real_levels" / "maps"
 
 
+class MapsUnavailable(RuntimeError):
+    """The maps are not made and cannot be: no ``CC_REAL_LEVELS``, and no ``make_levels.sh``
+    beside the checkout (a clone without ``../shared``). The tests skip, saying so; a failed
+    download where the maker is present stays an error."""
+
+
 def available() -> bool:
     """True when the maps are made (or ``$CC_REAL_LEVELS`` names them); makes nothing."""
     folder = pathlib.Path(os.environ["CC_REAL_LEVELS"]) if os.environ.get("CC_REAL_LEVELS") \
@@ -68,6 +74,10 @@ def levels_dir() -> pathlib.Path:
                                f"(make them with sh {SHARED / 'make_levels.sh'} {folder})")
         return folder
     folder = _cache_dir()
+    if not all((folder / f"{m}_clip.npz").exists() for m in MAPS) \
+            and not (SHARED / "make_levels.sh").exists():
+        raise MapsUnavailable(f"the shipped maps are not made and {SHARED / 'make_levels.sh'} "
+                              "is absent (clone beside ../shared, or set CC_REAL_LEVELS)")
     folder.parent.mkdir(parents=True, exist_ok=True)
     with open(folder.parent / "real_levels.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

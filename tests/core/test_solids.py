@@ -99,12 +99,13 @@ Q3BSP = pathlib.Path(__file__).resolve().parents[3] / "shared" / "real_levels"
 def test_inside_agrees_with_quakes_brush_test_on_the_shipped_maps(name, missed):
     """500 random points a map, more than half a Quake unit from any brush face: at most
     one called inside where Quake says outside, a few missed (open patches over brushes)."""
+    folder = real_levels.levels_dir()  # skips (conftest) where the maps cannot be made
     sys.path.insert(0, str(Q3BSP))
     import q3bsp  # noqa: PLC0415
 
     level = real_levels.load(name, clip=True)
     mesh = TriangleMesh(level.vertices, level.triangles)
-    bsp = q3bsp.BSP.load(real_levels.levels_dir() / "bsp" / "maps" / f"{name}.bsp")
+    bsp = q3bsp.BSP.load(folder / "bsp" / "maps" / f"{name}.bsp")
     lo, hi = mesh.aabb
     pts = np.random.default_rng(1).uniform(lo, hi, (500, 3))
     depth, _ = bsp.box_depths(pts / real_levels.UNIT, mins=(0, 0, 0), maxs=(0, 0, 0))
