@@ -23,6 +23,7 @@ from capsule_collision.levelcheck import session
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import real_levels  # noqa: E402  (tools/: the shipped maps the tests make on first use)
+
 MODULE = session.EXTENSION_MODULE
 
 session.isolate_user_folders()  # before anything imports bpy
