@@ -83,11 +83,14 @@ class Walker:
     """Lock-step walk of N characters (``walkthrough_many`` validates the arguments).
 
     ctrl : CharacterController; paths : list of (K_i, 3) foot waypoints; speed : m/s;
-    dt : seconds per frame; max_time : (N,) seconds or None (the default per path).
+    dt : seconds per frame; max_time : (N,) seconds or None (the default per path);
+    stop_early : end a walk when it reaches its goal or is stuck (False: every walk runs its
+    whole max_time, see ``walkthrough_many``).
     """
 
-    def __init__(self, ctrl, paths, speed, dt, max_time):
+    def __init__(self, ctrl, paths, speed, dt, max_time, stop_early=True):
         self.ctrl = ctrl
+        self.stop_early = stop_early
         s = self.s = ctrl.settings
         self.u = s.up_vector
         self.speed = speed
@@ -165,6 +168,7 @@ class Walker:
         self.t_best = np.zeros(n)
         self.done = np.zeros(n, bool)
         self.reached = np.zeros(n, bool)
+        self.stuck_named = np.zeros(n, bool)
         self.blocked_since = np.full(n, np.nan)
         self.refused = RefusedStep.none(n)  # step-ups refused, not retried in place
         # blocking triangle and place of each character's last named blocked frame: a frame
@@ -181,10 +185,12 @@ class Walker:
             return act
         sel = slice(None) if act.size == self.n else act
         self.k, reached_now, dist_goal = self._advance(act, sel)
+        if not self.stop_early:  # the verdict is the last frame's; named when it begins
+            reached_now, self.reached[act] = reached_now & ~self.reached[act], reached_now
         for i in act[reached_now]:
             self.log.emit(i, "reached_goal", t_now, self.pos[i], dist_goal[i], -1, force=True)
             self.reached[i] = True
-            self.done[i] = True
+            self.done[i] = self.stop_early
         # progress / stuck
         idx = np.arange(self.n)
         rem_path = horizontal_length(self.P[idx, self.k] - self.pos, self.u) + self.tail[
@@ -194,10 +200,13 @@ class Walker:
         # a falling character is not stuck (it may hover over the goal while it falls)
         self.t_best = np.where(improved | (self.ground.state == IN_AIR), t_now, self.t_best)
         stuck = ~self.done & (t_now - self.t_best >= STUCK_SECONDS - TIME_TOL)
+        if not self.stop_early:  # named once per spell without progress (standing on the
+            stuck &= ~self.reached  # goal is not one), walked on
+            stuck, self.stuck_named = stuck & ~self.stuck_named, stuck
         for i in stuck.nonzero()[0]:
             self.log.emit(i, "stuck", t_now, self.pos[i], t_now - self.t_best[i], -1,
                           force=True)
-            self.done[i] = True
+            self.done[i] = self.stop_early
         self.done |= self.n_steps >= self.max_steps  # timeout
         return (~self.done).nonzero()[0]
 
