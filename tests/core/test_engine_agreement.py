@@ -16,19 +16,17 @@ than the model (both blocked)."""
 import numpy as np
 import pytest
 from bench_engines import (
-    END_AGREE,
     Job,
     Outcome,
     engine_outcomes,
-    lip_place,
     make_job,
     model_settings,
     our_outcomes,
-    preset_differences,
     run_rapier_py,
     walk_ours,
 )
 from engine_lanes import ceiling, corridor, flight, gap, lips, merge, ramp, riser, wide_gap
+from engine_tables import END_AGREE, lip_place, preset_differences
 
 pytestmark = pytest.mark.slow  # about 8 s of walks, 14 s on the busy 2-core machine
 
