@@ -79,6 +79,18 @@ def goal_floors(mesh, goals, settings) -> np.ndarray:
     return floor
 
 
+def into_steep(ground, dirh, want, u) -> np.ndarray:
+    """(K,) bool: characters on steep ground walking (``want`` (K,) m > 0 along ``dirh``
+    (K, 3)) into the slope, against its horizontal normal. The ``"rapier"`` model drops
+    their frame's gravity: Rapier's slope handling keeps, of a move into a slope too steep
+    to climb, the part along the slope's horizontal tangent and the part into it, not the
+    vertical input (rapier3d walking up 50-70 deg slopes stays on them, creeping up 0.01-0.2
+    m in 5 s: tools/bench_engines.py ``lips`` lanes, issue 26)."""
+    n = ground.normal
+    into = np.einsum("ij,ij->i", dirh, n - np.outer(n @ u, u)) < 0.0
+    return (ground.state == ON_STEEP_GROUND) & (want > 0.0) & into
+
+
 class Walker:
     """Lock-step walk of N characters (``walkthrough_many`` validates the arguments).
 
@@ -260,6 +272,8 @@ class Walker:
         want = ride.want
         vz_a = np.where(g_a.state == ON_GROUND, -s.gravity * dt if s.pushes_into_floor else 0.0,
                         np.maximum(self.vz[sel] - s.gravity * dt, -s.max_fall_speed))
+        if not s.slides_on_steep_ground:  # walking into a slope it cannot climb: held there
+            vz_a = np.where(into_steep(g_a, dirh, want, u), 0.0, vz_a)
         # (a model that does not slide on steep ground keeps no falling speed there: its
         # speed restarts from 0 each frame, as on walkable ground, and gravity pulls it by
         # one frame's worth; see ControllerSettings.slides_on_steep_ground)
