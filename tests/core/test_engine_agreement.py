@@ -126,6 +126,31 @@ def test_rapier_preset_agrees_with_rapier_on_flights_and_wide_gaps():
     assert not far, far
 
 
+def test_rapier_climbs_a_taller_single_riser_at_30_deg_but_not_a_flight_of_them():
+    """Issue 26, class 3: Rapier's autostep room test runs along the walking direction, so
+    walked into at 30 deg a riser's edge is cos 30 x its min width nearer: a single riser
+    (on a 40 cm tread) of 0.44 m is climbed at 30 deg and refused head-on, 0.45 m refused
+    at 30 deg (0.4446 m by the room test). On a flight of 0.44 m risers on 25 cm treads
+    at 60 Hz Rapier climbs the first riser at 30 deg and stops on its nosing, on every
+    phase (it cannot stand on a tread shallower than its radius). The Rapier preset keeps
+    one climb for every approach (0.4287 m): it refuses the flights, as Rapier does, and
+    the single riser at 30 deg, which Rapier climbs; a climb that grew with the angle
+    reached the top of this flight (measured, docs/benchmarks.md)."""
+    settings = model_settings("rapier")
+    lanes = [flight(0.44, 0.4, 1), flight(0.44, 0.4, 1, 30.0), flight(0.45, 0.4, 1, 30.0),
+             flight(0.44, 0.25, 3), flight(0.44, 0.25, 3, 30.0)]
+    job = make_job("flight", lanes)
+    theirs = engine_outcomes(job, run_rapier_py(job, 1.0 / HZ))
+    assert [e.verdict for e in theirs] == ["blocked", "reached", "blocked", "blocked",
+                                           "blocked"]
+    assert theirs[3].end[2] < 0.1 < 0.4 < theirs[4].end[2] < 0.5  # the first riser only
+    reps, _frames, _sec = walk_ours(job, settings, 1.0 / HZ, single=False)
+    ours = our_outcomes(job, reps, settings.step_height)
+    # (the single 0.44 m riser at 30 deg: Rapier climbs it, the preset does not; listed)
+    assert [ours[i].verdict for i in (0, 2, 3, 4)] == ["blocked"] * 4
+    assert max(float(ours[i].end[2]) for i in (0, 2, 3, 4)) < 0.1
+
+
 def test_preset_differences_lists_each_disagreement_once():
     """The bench's issue 26 rows: a lane whose verdicts differ is listed with both verdicts
     (whatever its ends), one whose verdicts agree with ends just over 0.1 m apart with the
