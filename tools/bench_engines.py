@@ -306,7 +306,7 @@ def run(kinds, rates, keep=None, engines=True, out=print, stop_at_goal=False,
             results[hz][kind] = _run_job(job, 1.0 / hz, folder, missing, speed, timed,
                                          stop_at_goal, reuse and keep is not None)
     timed_kinds = [k for k in kinds if k not in FLIGHT_KINDS]
-    if timing and rates and timed_kinds:  # every timed lane in one level and one batch (exact model)
+    if timing and rates and timed_kinds:  # every timed lane in one level, one batch (exact)
         chosen = [ln for kind in timed_kinds for ln in lanes if ln.kind == kind]
         job = make_job("all", chosen)
         settings = model_settings("exact")
