@@ -79,15 +79,30 @@ def goal_floors(mesh, goals, settings) -> np.ndarray:
     return floor
 
 
+def into_steep(ground, dirh, want, u) -> np.ndarray:
+    """(K,) bool: characters on steep ground walking (``want`` (K,) m > 0 along ``dirh``
+    (K, 3)) into the slope, against its horizontal normal. The ``"rapier"`` model drops
+    their frame's gravity: Rapier's slope handling keeps, of a move into a slope too steep
+    to climb, the part along the slope's horizontal tangent and the part into it, not the
+    vertical input (rapier3d walking up 50-70 deg slopes stays on them, creeping up 0.01-0.2
+    m in 5 s: tools/bench_engines.py ``lips`` lanes, issue 26)."""
+    n = ground.normal
+    into = np.einsum("ij,ij->i", dirh, n - np.outer(n @ u, u)) < 0.0
+    return (ground.state == ON_STEEP_GROUND) & (want > 0.0) & into
+
+
 class Walker:
     """Lock-step walk of N characters (``walkthrough_many`` validates the arguments).
 
     ctrl : CharacterController; paths : list of (K_i, 3) foot waypoints; speed : m/s;
-    dt : seconds per frame; max_time : (N,) seconds or None (the default per path).
+    dt : seconds per frame; max_time : (N,) seconds or None (the default per path);
+    stop_early : end a walk when it reaches its goal or is stuck (False: every walk runs its
+    whole max_time, see ``walkthrough_many``).
     """
 
-    def __init__(self, ctrl, paths, speed, dt, max_time):
+    def __init__(self, ctrl, paths, speed, dt, max_time, stop_early=True):
         self.ctrl = ctrl
+        self.stop_early = stop_early
         s = self.s = ctrl.settings
         self.u = s.up_vector
         self.speed = speed
@@ -165,6 +180,7 @@ class Walker:
         self.t_best = np.zeros(n)
         self.done = np.zeros(n, bool)
         self.reached = np.zeros(n, bool)
+        self.stuck_named = np.zeros(n, bool)
         self.blocked_since = np.full(n, np.nan)
         self.refused = RefusedStep.none(n)  # step-ups refused, not retried in place
         # blocking triangle and place of each character's last named blocked frame: a frame
@@ -181,10 +197,12 @@ class Walker:
             return act
         sel = slice(None) if act.size == self.n else act
         self.k, reached_now, dist_goal = self._advance(act, sel)
+        if not self.stop_early:  # the verdict is the last frame's; named when it begins
+            reached_now, self.reached[act] = reached_now & ~self.reached[act], reached_now
         for i in act[reached_now]:
             self.log.emit(i, "reached_goal", t_now, self.pos[i], dist_goal[i], -1, force=True)
             self.reached[i] = True
-            self.done[i] = True
+            self.done[i] = self.stop_early
         # progress / stuck
         idx = np.arange(self.n)
         rem_path = horizontal_length(self.P[idx, self.k] - self.pos, self.u) + self.tail[
@@ -194,10 +212,13 @@ class Walker:
         # a falling character is not stuck (it may hover over the goal while it falls)
         self.t_best = np.where(improved | (self.ground.state == IN_AIR), t_now, self.t_best)
         stuck = ~self.done & (t_now - self.t_best >= STUCK_SECONDS - TIME_TOL)
+        if not self.stop_early:  # named once per spell without progress (standing on the
+            stuck &= ~self.reached  # goal is not one), walked on
+            stuck, self.stuck_named = stuck & ~self.stuck_named, stuck
         for i in stuck.nonzero()[0]:
             self.log.emit(i, "stuck", t_now, self.pos[i], t_now - self.t_best[i], -1,
                           force=True)
-            self.done[i] = True
+            self.done[i] = self.stop_early
         self.done |= self.n_steps >= self.max_steps  # timeout
         return (~self.done).nonzero()[0]
 
@@ -251,6 +272,8 @@ class Walker:
         want = ride.want
         vz_a = np.where(g_a.state == ON_GROUND, -s.gravity * dt if s.pushes_into_floor else 0.0,
                         np.maximum(self.vz[sel] - s.gravity * dt, -s.max_fall_speed))
+        if not s.slides_on_steep_ground:  # walking into a slope it cannot climb: held there
+            vz_a = np.where(into_steep(g_a, dirh, want, u), 0.0, vz_a)
         # (a model that does not slide on steep ground keeps no falling speed there: its
         # speed restarts from 0 each frame, as on walkable ground, and gravity pulls it by
         # one frame's worth; see ControllerSettings.slides_on_steep_ground)

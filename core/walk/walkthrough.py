@@ -8,7 +8,8 @@ capsule) at ``path[0]``, steers it horizontally toward each next path point at
 state and ground normal. It ends with ``reached_goal`` (standing on ground, foot within
 ``settings.radius`` horizontally of the last point), ``stuck`` (less than STUCK_MIN_PROGRESS m
 of progress along the path in STUCK_SECONDS), ``fell_out_of_level``, or ``max_time`` (default
-3 x path length / speed + WALK_TIME_SLACK seconds).
+3 x path length / speed + WALK_TIME_SLACK seconds). With ``stop_early=False`` only
+``fell_out_of_level`` and ``max_time`` end a walk (``walkthrough_many``).
 
 Events (``WalkEvent(kind, time, position, value, triangle)``):
 
@@ -77,18 +78,20 @@ def default_max_time(path, speed: float) -> float:
 
 
 def walkthrough(mesh, path, settings: ControllerSettings | None = None, speed=None,
-                dt: float = 1.0 / 60.0, max_time=None) -> WalkReport:
+                dt: float = 1.0 / 60.0, max_time=None, stop_early: bool = True) -> WalkReport:
     """Walk one character along ``path`` (K, 3) foot waypoints, metres. See module docstring.
 
     speed : m/s (default settings.speed); dt : seconds per frame (> 0);
-    max_time : seconds (default 3 x path length / speed + WALK_TIME_SLACK).
+    max_time : seconds (default 3 x path length / speed + WALK_TIME_SLACK);
+    stop_early : see ``walkthrough_many``.
     """
-    return walkthrough_many(mesh, [path], settings, speed=speed, dt=dt, max_time=max_time)[0]
+    return walkthrough_many(mesh, [path], settings, speed=speed, dt=dt, max_time=max_time,
+                            stop_early=stop_early)[0]
 
 
 def walkthrough_many(mesh, paths, settings: ControllerSettings | None = None, speed=None,
                      dt: float = 1.0 / 60.0, max_time=None, controller=None,
-                     workers: int = 1) -> list:
+                     workers: int = 1, stop_early: bool = True) -> list:
     """Walk N characters in lock-step, one path each; returns a list of N WalkReports.
 
     paths : sequence of (K_i, 3) arrays (or an (N, K, 3) array). Each controller phase is
@@ -108,6 +111,14 @@ def walkthrough_many(mesh, paths, settings: ControllerSettings | None = None, sp
     it is in (bit for bit with this numpy, as the tests check; see the note above on float
     rounding). Where ``fork`` is unavailable (Windows) the walk runs in this process. Do not
     use from inside Blender's UI process (forking it is unsafe); headless pipelines can.
+
+    stop_early : end a walk when it reaches its goal or is stuck (default). False: every
+    walk runs its whole ``max_time`` (``fell_out_of_level`` still ends one), as the engine
+    peers' ``stop_at_goal: false``: a walk that reaches its goal stands on it (its last
+    frame shortened to land there), one that is held slides on; ``reached_goal`` and
+    ``stuck`` are named when each begins (``stuck`` once per spell without progress) and
+    ``WalkReport.reached_goal`` is the last frame's (standing within ``radius`` of the goal).
+    tools/bench_engines.py compares ends after the same walk this way.
     """
     check_workers(workers)
     ctrl = _controller(mesh, settings, controller)
@@ -129,8 +140,8 @@ def walkthrough_many(mesh, paths, settings: ControllerSettings | None = None, sp
         max_time = mt
     workers = min(int(workers), n_agents)
     if workers > 1 and can_fork():
-        return _walk_forked(ctrl, paths, speed, dt, max_time, workers)
-    return Walker(ctrl, paths, speed, dt, max_time).run()
+        return _walk_forked(ctrl, paths, speed, dt, max_time, workers, stop_early)
+    return Walker(ctrl, paths, speed, dt, max_time, stop_early).run()
 
 
 def _controller(mesh, settings, controller):
@@ -148,14 +159,14 @@ def _controller(mesh, settings, controller):
     return controller
 
 
-def _walk_forked(ctrl, paths, speed, dt, max_time, workers):
+def _walk_forked(ctrl, paths, speed, dt, max_time, workers, stop_early):
     """``walkthrough_many`` over ``workers`` processes (``core.walk.shares.run_shares``):
     share i holds characters i, i + workers, ...; child mesh calls are added to
     ``ctrl.mesh_calls``; a child's exception is raised here."""
     def walk(idx):
         calls = ctrl.mesh_calls
         mt = None if max_time is None else max_time[idx]
-        reps = Walker(ctrl, [paths[i] for i in idx], speed, dt, mt).run()
+        reps = Walker(ctrl, [paths[i] for i in idx], speed, dt, mt, stop_early).run()
         return reps, ctrl.mesh_calls - calls
 
     shares, results = run_shares(walk, len(paths), workers, "walkthrough_many")

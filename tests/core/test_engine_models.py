@@ -188,6 +188,24 @@ def test_only_the_rapier_model_keeps_still_on_steep_ground():
     assert not RAPIER.slides_on_steep_ground
 
 
+@pytest.mark.parametrize("hz", RATES)
+def test_the_rapier_model_walking_into_a_steep_slope_is_held_on_it_for_the_whole_walk(hz):
+    """Issue 26 (whole-duration walks): walking up a 70 deg slope it cannot climb, the Rapier
+    model keeps its height for all 5 s, as Rapier does (rapier3d creeps up 0.01-0.2 m on
+    the ``lips`` lanes); before, one frame of gravity a frame slid it down 0.1 m a second
+    (0.6 m in 5 s). Walking down the same slope it still descends."""
+    lane = lips(70.0, 0.1, 0.05)
+    mesh = TriangleMesh(lane.vertices, lane.triangles)
+    up = walkthrough(mesh, [lane.start, lane.goal], RAPIER, dt=1.0 / hz, max_time=5.0,
+                     stop_early=False)
+    z = up.trace[:, 2]
+    assert up.duration == pytest.approx(5.0)
+    assert z.max() - z.min() < 0.03 and abs(z[-1] - z[1]) < 0.005
+    down_goal = np.subtract(lane.start, (1.0, 0.0, 0.0))
+    down = walkthrough(mesh, [lane.start, down_goal], RAPIER, dt=1.0 / hz, max_time=1.0)
+    assert down.trace[-1, 2] < lane.start[2] - 0.5
+
+
 # ---------------------------------------------------------------- walks (issue 19)
 def test_a_goal_on_a_bridge_deck_is_not_reached_from_under_it():
     mesh = TriangleMesh(*merge([grid(-3, 10, -3, 3), box((3, -1, 3.0), (7, 1, 3.2))]))

@@ -1,0 +1,203 @@
+"""The tables ``tools/bench_engines.py`` prints: each model's verdicts against Jolt's and
+Rapier's per lane and per lane kind, the agreement rows of issue 20's targets, each preset
+against its own engine on every lane (issue 26), where each walker ended on the lips, and
+the steps per second of all in one run. ``results`` are ``bench_engines.run``'s:
+``{kind: {"lanes", "ours": {model: [Outcome]}, "jolt"/"rapier": [Outcome]}}`` per rate."""
+
+from __future__ import annotations
+
+import numpy as np
+from engine_lanes import KINDS, LIMIT_KINDS
+
+ENGINES = ("jolt", "rapier")
+MODELS = ("exact", "jolt", "rapier")
+END_AGREE = 0.1  # metres: end positions "agree" within this (issue 20's target)
+
+
+def agreement(results, model, engine, kinds) -> tuple:
+    """(lanes where ``model``'s verdict equals ``engine``'s, lanes, of those the ones whose
+    end positions are within END_AGREE, and the largest end distance where verdicts agree)."""
+    same = total = close = 0
+    worst = 0.0
+    for kind in kinds:
+        r = results[kind]
+        if engine not in r:
+            continue
+        for o, e in zip(r["ours"][model], r[engine]):
+            total += 1
+            if o.verdict == e.verdict:
+                same += 1
+                d = float(np.linalg.norm(o.end - e.end))
+                worst = max(worst, d)
+                close += d <= END_AGREE
+    return same, total, close, worst
+
+
+def both_against_us(results, model, kinds) -> list:
+    """Lanes where Jolt and Rapier agree with each other and ``model`` differs from both."""
+    bad = []
+    for kind in kinds:
+        r = results[kind]
+        if not all(e in r for e in ENGINES):
+            continue
+        for lane, o, j, p in zip(r["lanes"], r["ours"][model], r["jolt"], r["rapier"]):
+            if j.verdict == p.verdict != o.verdict:
+                bad.append(lane.name)
+    return bad
+
+
+def print_lanes(results, kinds, out=print):
+    for kind in kinds:
+        r = results[kind]
+        out(f"\n### {kind}\n")
+        cols = [f"ours ({m})" for m in MODELS] + [e for e in ENGINES if e in r]
+        out("| lane | " + " | ".join(cols) + " | end distance (jolt, rapier model) |")
+        out("|---" * (len(cols) + 2) + "|")
+        for i, lane in enumerate(r["lanes"]):
+            cells = [_cell(r["ours"][m][i]) for m in MODELS]
+            cells += [_cell(r[e][i], engine=True) for e in ENGINES if e in r]
+            dist = [f"{np.linalg.norm(r['ours'][e][i].end - r[e][i].end):.2f}"
+                    for e in ENGINES if e in r]
+            out(f"| {lane.name} | " + " | ".join(cells) + f" | {', '.join(dist)} |")
+
+
+def _cell(o, engine=False) -> str:
+    if engine or o.verdict == "reached" or not o.detail:
+        return o.verdict
+    return f"{o.verdict} ({o.detail})"
+
+
+PRESET_TARGET = 0.97  # issue 26: each preset equals its engine's verdict on this share of lanes
+
+
+def preset_differences(results, model, kinds) -> tuple:
+    """Lanes of ``kinds`` where the ``model`` preset and its engine (``model``) differ:
+    (lanes compared, [(name, ours, engine's) verdicts differ], [(name, metres) verdicts
+    equal, ends farther apart than END_AGREE])."""
+    total, verdict, far = 0, [], []
+    for kind in kinds:
+        r = results[kind]
+        if model not in r:
+            continue
+        for lane, o, e in zip(r["lanes"], r["ours"][model], r[model]):
+            total += 1
+            if o.verdict != e.verdict:
+                verdict.append((lane.name, o.verdict, e.verdict))
+            elif float(np.linalg.norm(o.end - e.end)) > END_AGREE:
+                far.append((lane.name, float(np.linalg.norm(o.end - e.end))))
+    return total, verdict, far
+
+
+def print_presets(results, rates, out=print):
+    """Issue 26's targets on every lane walked: each preset against its own engine, the
+    lanes where the verdicts differ and those where they agree but the ends do not."""
+    out(f"\n## Each preset against its engine, every lane (target: verdicts equal on "
+        f"{PRESET_TARGET:.0%}, ends within {END_AGREE} m where equal)\n")
+    out("| rate | preset | lanes | verdicts equal | ends within | verdicts differ | "
+        "ends apart (m) |")
+    out("|---|---|---|---|---|---|---|")
+    for hz in rates:
+        kinds = [k for k in results[hz] if k in KINDS]
+        for model in ENGINES:
+            n, verdict, far = preset_differences(results[hz], model, kinds)
+            if not n:
+                continue
+            same = n - len(verdict)
+            out(f"| {hz} Hz | {model} | {n} | {same} ({same / n:.1%}"
+                f"{'' if same >= PRESET_TARGET * n else ', below target'}) | "
+                f"{same - len(far)} | "
+                + "; ".join(f"{name}: {o} / {e}" for name, o, e in verdict) + " | "
+                + "; ".join(f"{name} {d:.2f}" for name, d in far) + " |")
+
+
+def print_summary(results, rates, out=print):
+    limit = [k for k in LIMIT_KINDS if k in results[rates[0]]]
+    out("\n## Agreement on the limit lanes (verdicts equal; of those, ends within "
+        f"{END_AGREE} m; largest end distance)\n")
+    out("| rate | model | vs Jolt | vs Rapier | differs from both engines where they agree |")
+    out("|---|---|---|---|---|")
+    for hz in rates:
+        for model in MODELS:
+            cells = []
+            for eng in ENGINES:
+                s, n, c, w = agreement(results[hz], model, eng, limit)
+                cells.append(f"{s}/{n} ({c} within, {w:.2f} m)" if n else "n/a")
+            bad = both_against_us(results[hz], model, limit)
+            out(f"| {hz} Hz | {model} | {cells[0]} | {cells[1]} | {len(bad)} "
+                f"{', '.join(bad[:6])}{' ...' if len(bad) > 6 else ''} |")
+    print_kinds(results, rates, out)
+
+
+def print_kinds(results, rates, out=print):
+    """Verdicts equal per lane kind: each model against Jolt / Rapier."""
+    kinds = [k for k in results[rates[0]] if k in KINDS]
+    out("\n## Agreement per lane kind (model: equal to Jolt / equal to Rapier, of lanes)\n")
+    out("| rate | kind | " + " | ".join(MODELS) + " |")
+    out("|---" * (len(MODELS) + 2) + "|")
+    for hz in rates:
+        for kind in kinds:
+            cells = []
+            for model in MODELS:
+                got = [agreement(results[hz], model, e, [kind])[:2] for e in ENGINES]
+                n = max(t for _, t in got)
+                cells.append(" / ".join(f"{s}" if t else "n/a" for s, t in got) + f" of {n}"
+                             if n else "n/a")
+            out(f"| {hz} Hz | {kind} | " + " | ".join(cells) + " |")
+
+
+def lip_place(o) -> str:
+    """Where a ``lips`` walk ended: on the slope it started on, on the lip, or fallen off
+    the lip to the floor 20 m below (engine_lanes.lips)."""
+    z = float(o.end[2])
+    return "below" if z < -10.0 else "slope" if z > 0.5 else "lip"
+
+
+def print_lips(results, rates, out=print):
+    """Issue 20's lips: where each walker ended (slope / lip / below) and at what height."""
+    if "lips" not in results[rates[0]]:
+        return
+    out("\n## Lips: where each walk ended (height of the foot, m; the lip is at 0, the floor "
+        "below at -20)\n")
+    cols = [f"ours ({m})" for m in MODELS] + list(ENGINES)
+    out("| rate | lane | " + " | ".join(cols) + " |")
+    out("|---" * (len(cols) + 2) + "|")
+    for hz in rates:
+        r = results[hz]["lips"]
+        for i, lane in enumerate(r["lanes"]):
+            cells = [r["ours"][m][i] for m in MODELS] + [r[e][i] for e in ENGINES if e in r]
+            out(f"| {hz} Hz | {lane.name} | "
+                + " | ".join(f"{lip_place(o)} {o.end[2]:.2f}" for o in cells) + " |")
+    out("\n| rate | " + " | ".join(f"{m} model = {e}" for m, e in zip(MODELS[1:], ENGINES))
+        + " | exact: on the lip |")
+    out("|---|---|---|---|")
+    for hz in rates:
+        r = results[hz]["lips"]
+        n = len(r["lanes"])
+        same = [sum(lip_place(a) == lip_place(b) for a, b in zip(r["ours"][m], r[e]))
+                if e in r else None for m, e in zip(MODELS[1:], ENGINES)]
+        exact = sum(lip_place(o) == "lip" for o in r["ours"]["exact"])
+        out(f"| {hz} Hz | " + " | ".join("n/a" if x is None else f"{x}/{n}" for x in same)
+            + f" | {exact}/{n} |")
+
+
+def print_speed(speed, out=print):
+    out("\n## Speed (same run, the first rate, every lane but issue 26's walked once)\n")
+    out("| walker | frames | seconds | steps/s | ratio to Jolt |")
+    out("|---|---|---|---|---|")
+    jolt = speed["jolt"][0] / speed["jolt"][1] if speed["jolt"][1] else None
+    for k, label in (("batched", "ours, walkthrough_many (exact), one batch per lane kind"),
+                     ("one_batch", "ours, walkthrough_many (exact), every lane in one batch "
+                                   "(one level)"),
+                     ("single", "ours, one walkthrough per lane (exact)"),
+                     ("jolt", "Jolt CharacterVirtual (wasm)"),
+                     ("rapier", "Rapier KinematicCharacterController "
+                                f"({speed.get('rapier_runner', 'wasm')})")):
+        frames, sec = speed.get(k, (0, 0.0))
+        if not sec:
+            continue
+        rate = frames / sec
+        ratio = f"{rate / jolt:.2f}" if jolt else "n/a"
+        out(f"| {label} | {frames} | {sec:.2f} | {rate:,.0f} | {ratio} |")
+    if "one_batch_same" in speed:
+        same, n = speed["one_batch_same"]
+        out(f"\nEvery lane in one batch: {same}/{n} verdicts equal to the batches per kind.")
