@@ -20,10 +20,9 @@ def mutual_components(n: int, links: Links) -> np.ndarray:
     neighbouring cells within a slope's rise of each other: walking is symmetric) and the
     other moves present both ways (a step up and the step down back)."""
     walk = links.kind == WALK
-    a, b = links.src[~walk], links.dst[~walk]
-    both = np.isin(b * n + a, a * n + b)
-    return components(n, np.concatenate([links.src[walk], a[both]]),
-                      np.concatenate([links.dst[walk], b[both]]))
+    # the walks' components, then the few other moves present both ways joined to them
+    # (mutual_components_grown): no copy of the millions of walks of open floor
+    return mutual_components_grown(components(n, links.src[walk], links.dst[walk]), links)
 
 
 def merge_components(comp: np.ndarray, a, b) -> np.ndarray:

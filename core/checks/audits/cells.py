@@ -404,18 +404,24 @@ def nearest_in_column(cells_sorted, heights, q_cell, q_height, lo, hi, mask=None
     most = int(count.max(initial=0))  # spans per column: a few storeys at most
     if most <= 1:  # one storey everywhere asked (open floor): the first span is the answer
         return best
-    best_d = np.where(ok, np.abs(d), np.inf)
-    lo = np.broadcast_to(np.asarray(lo, float), (q,))
-    hi = np.broadcast_to(np.asarray(hi, float), (q,))
+    # the few columns of storeys: later spans only there (no pass over every row per storey)
+    multi = np.flatnonzero(count > 1)
+    n_of = count[multi]
+    best_m = best[multi]
+    best_d = np.where(ok[multi], np.abs(d[multi]), np.inf)
+    lo = np.broadcast_to(np.asarray(lo, float), (q,))[multi]
+    hi = np.broadcast_to(np.asarray(hi, float), (q,))[multi]
     for j in range(1, most):
-        rows = np.flatnonzero(count > j)
+        sel = np.flatnonzero(n_of > j)
+        rows = multi[sel]
         idx = start[rows] + j
         d = heights[idx] - q_height[rows]
-        ok = (d >= lo[rows]) & (d <= hi[rows])
+        ok = (d >= lo[sel]) & (d <= hi[sel])
         if mask is not None:
             ok &= mask[idx]
         ad = np.abs(d)
-        better = ok & (ad < best_d[rows])
-        best[rows[better]] = idx[better]
-        best_d[rows[better]] = ad[better]
+        better = ok & (ad < best_d[sel])
+        best_m[sel[better]] = idx[better]
+        best_d[sel[better]] = ad[better]
+    best[multi] = best_m
     return best
