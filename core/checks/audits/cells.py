@@ -81,9 +81,18 @@ class CellGrid(NamedTuple):
         return (flat // self.ny + 0.5) * self.cell, (flat % self.ny + 0.5) * self.cell
 
     def to_world(self, x, y, h) -> np.ndarray:
-        """(K, 3) world points of grid coordinates x, y and heights h (K,)."""
-        return (np.outer(x + self.ox, self.e1) + np.outer(y + self.oy, self.e2)
-                + np.outer(h, self.up))
+        """(K, 3) world points of grid coordinates x, y and heights h (K,): per coordinate
+        (x + ox) e1 + (y + oy) e2 + h up, the same floats as the sum of the three outer
+        products, written column by column into one array (no three (K, 3) temporaries:
+        the arena's 844 k spans)."""
+        xo, yo, h = np.asarray(x) + self.ox, np.asarray(y) + self.oy, np.asarray(h)
+        out = np.empty((np.broadcast(xo, yo, h).size, 3))
+        for j in range(3):
+            col = out[:, j]
+            np.multiply(xo, self.e1[j], out=col)
+            col += yo * self.e2[j]
+            col += h * self.up[j]
+        return out
 
 
 def cell_grid(mesh, up, cell: float) -> CellGrid:
