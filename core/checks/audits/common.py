@@ -50,10 +50,24 @@ def walkable_faces(mesh, settings=None) -> np.ndarray:
     return np.flatnonzero(face_classes(mesh, s) == WALKABLE)
 
 
+_CLASSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # mesh -> {key: classes}
+
+
 def face_classes(mesh, settings) -> np.ndarray:
     """(T,) int8 WALKABLE..CEILING of every triangle: ``classify_triangles`` with the
-    settings' slope limit and up (one rule for the audits, the controller and the report)."""
-    return classify_triangles(mesh, settings.max_slope_deg, settings.up)
+    settings' slope limit and up (one rule for the audits, the controller and the report).
+    Kept with the mesh (weakly; a mesh is never changed in place) per slope limit and up,
+    read-only: reachability asks three times (the window's estimate, the window, the map)."""
+    key = (float(settings.max_slope_deg), tuple(float(x) for x in settings.up))
+    try:
+        kept = _CLASSES.setdefault(mesh, {})
+    except TypeError:  # a mesh that takes no weak reference: computed each time
+        kept = {}
+    if key not in kept:
+        classes = classify_triangles(mesh, settings.max_slope_deg, settings.up)
+        classes.setflags(write=False)
+        kept[key] = classes
+    return kept[key]
 
 
 def as_faces(mesh, faces, name="faces") -> np.ndarray:
