@@ -197,3 +197,24 @@ def test_bench_reach_verdict_digest_names_every_answer(block):
            "reachable_m2": 1.0, "islands": 1, "traps": 0, "arcs": 0, "verdicts": digest}
     bench_reach.print_table([row], out=out, digests=True)
     assert "verdicts" in out.getvalue() and digest in out.getvalue()
+
+
+def test_mutual_components_join_walks_one_way_round_first():
+    """Walks joined one way round first, the other way round only where still apart: the
+    components of every walk and every move present both ways, with walks that have no
+    walk back (a storey's nearest span differs) and one-way steps left out."""
+    from capsule_collision.core.checks.reach_graph import mutual_components
+    from capsule_collision.core.checks.reach_links import STEP_DOWN, STEP_UP, WALK, Links
+    rng = np.random.default_rng(5)
+    n = 400
+    a = rng.integers(0, n, 300)
+    b = (a + rng.choice([1, -1, 20, -20, 7], 300)) % n
+    back = rng.random(300) < 0.6  # most walks have their walk back, some not
+    src = np.concatenate([a, b[back], [3, 50], [51]])
+    dst = np.concatenate([b, a[back], [50, 3], [90]])
+    kind = np.concatenate([np.full(300 + int(back.sum()), WALK), [STEP_UP, STEP_DOWN],
+                           [STEP_UP]]).astype(np.int8)
+    got = mutual_components(n, Links(src, dst, kind))
+    want = _naive_components(n, np.concatenate([a, [3]]), np.concatenate([b, [50]]))
+    assert (got == want).all()  # the one-way step 51 -> 90 joins nothing
+    assert len(np.unique(got)) < n - 100  # the walks joined many nodes
