@@ -273,20 +273,27 @@ _COVER: list = [None]  # the last cover_spans kept: (weak refs to stand, cols.ce
 def cover_spans(cols: Columns, stand, free, targets, settings) -> np.ndarray:
     """(T, O) int64 per target span (``cover_min``) and cover offset (``cover_offsets``) the
     FREE span whose foot disk overlaps the target's cell (-1: none). The last answer is
-    kept (``stand`` and the columns weakly) for the same map, free mask and settings: a
-    later call for a subset of its targets reads its rows."""
-    kept = _COVER[0]
+    kept (``stand`` and the columns weakly, until the map is gone or the next call) for the
+    same map, free mask and settings: the next call, for a subset of its targets (the cell
+    classes of reachability on the map just built), reads its rows."""
+    kept, _COVER[0] = _COVER[0], None  # read once: held no longer than needed
     if kept is not None and kept[0]() is stand and kept[1]() is cols.cell and \
             kept[2]() is cols.height and kept[3] == settings and \
             np.array_equal(kept[4], free) and kept[5].size:
         rows = np.minimum(np.searchsorted(kept[5], targets), kept[5].size - 1)
         if (kept[5][rows] == targets).all():
-            return kept[6][rows]
+            return kept[6][rows].astype(np.int64)
     spans = _cover_spans(cols, stand, free, targets, settings)
     if targets.size and (np.diff(targets) > 0).all():  # sorted: searched by a later call
-        _COVER[0] = (weakref.ref(stand), weakref.ref(cols.cell), weakref.ref(cols.height),
-                     settings, free.copy(), np.array(targets), spans)
+        _COVER[0] = (weakref.ref(stand, _forget_cover), weakref.ref(cols.cell),
+                     weakref.ref(cols.height), settings, free.copy(), np.array(targets),
+                     spans.astype(np.int32 if free.size < 2 ** 31 else np.int64))
     return spans
+
+
+def _forget_cover(_ref) -> None:
+    """The map whose covering spans were kept is gone: drop them."""
+    _COVER[0] = None
 
 
 def _cover_spans(cols: Columns, stand, free, targets, settings) -> np.ndarray:
