@@ -21,7 +21,13 @@ whole map and kept it with the mesh (it gave the window up: open floor, spawns a
 map), so the stand and headroom audits that ``levelcheck`` runs next read it at no cost;
 ``no``: it judged a window, and the audits build the whole map themselves.
 
-Usage:  python tools/bench_reach.py [--quick] [--repeat N] [--only ROW ...]
+``--verdicts`` adds a column ``verdicts``: a digest of every answer of the row's
+reachability (reachable faces and area, each island and trap with its faces, area, point,
+visibility and causes, every cell's class, the moves in order, the spawns' nodes, the arcs
+flown, the what-if sentences; not timed), so that two trees' rows can be compared answer for
+answer after a change meant only to be faster.
+
+Usage:  python tools/bench_reach.py [--quick] [--repeat N] [--only ROW ...] [--verdicts]
 (``--quick``: the 10k level only, one run: a smoke test; rows: 10k 10k-jump 1M 1M-jump huge
 arena oa_bases7 am_lavaarena delta oa_koth1.)
 """
@@ -29,6 +35,7 @@ arena oa_bases7 am_lavaarena delta oa_koth1.)
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 
@@ -52,6 +59,20 @@ def spawn_point(mesh, vertices) -> np.ndarray:
     return np.array([[x, y, top - hit.time]])
 
 
+def verdicts(res) -> str:
+    """A 12-hex digest of every answer of a Reachability ``res`` (module docstring)."""
+    h = hashlib.sha1()
+    for a in (res.reachable_faces, res.cell_class, res.cell_face, res.moves.src,
+              res.moves.dst, res.moves.kind, res.spawn_cells, res.spawn_drop):
+        h.update(np.ascontiguousarray(a).tobytes())
+    regions = [(r.faces.tolist(), repr(float(r.area)), np.asarray(r.point).tolist(),
+                bool(r.visible), [c.text for c in r.causes])
+               for r in tuple(res.islands) + tuple(res.traps)]
+    h.update(repr((repr(float(res.reachable_area)), len(res.islands), regions, res.arcs,
+                   res.what_if)).encode())
+    return h.hexdigest()[:12]
+
+
 def run(level: str, jump: float, repeat: int) -> dict:
     """The fastest of ``repeat`` runs of map + reachability on ``level``: a row dict."""
     cells, seed = LEVELS[level]
@@ -72,7 +93,7 @@ def run(level: str, jump: float, repeat: int) -> dict:
                "cramped_regions": int(smap.region_area.size),
                "cramped_m2": float(smap.region_area.sum()),
                "reachable_m2": res.reachable_area, "islands": len(res.islands),
-               "traps": len(res.traps), "arcs": res.arcs}
+               "traps": len(res.traps), "arcs": res.arcs, "verdicts": verdicts(res)}
         if best is None or row["map_s"] + row["reach_s"] < best["map_s"] + best["reach_s"]:
             best = row
     return best
@@ -114,17 +135,18 @@ def run_reach(level: str, repeat: int):
                "cramped_m2": 0.0, "reachable_m2": res.reachable_area,
                "islands": len(res.islands), "traps": len(res.traps), "arcs": res.arcs,
                "spawns": f"{int(ok.sum())}/{ok.size}",
-               "kept": "yes" if has_map(mesh, s) else "no"}  # as the audits ask for it
+               "kept": "yes" if has_map(mesh, s) else "no",  # as the audits ask for it
+               "verdicts": verdicts(res)}
         if best is None or row["reach_s"] < best["reach_s"]:
             best = row
     return best
 
 
-def print_table(rows, out=sys.stdout):
+def print_table(rows, out=sys.stdout, digests=False):
     head = (f"{'level':<6}{'triangles':>11}{'jump m':>8}{'map s':>8}{'cpu':>7}{'reach s':>9}"
             f"{'cpu':>7}{'total s':>9}{'target':>8}{'cells':>10}{'cramped m2':>12}"
             f"{'reach m2':>11}{'islands':>9}{'traps':>7}{'arcs':>6}{'spawns':>8}"
-            f"{'map kept':>10}")
+            f"{'map kept':>10}" + (f"{'verdicts':>14}" if digests else ""))
     print(head, file=out)
     for r in rows:
         total = r["map_s"] + r["reach_s"]
@@ -134,7 +156,8 @@ def print_table(rows, out=sys.stdout):
               f"{r['map_cpu']:>7.2f}{r['reach_s']:>9.2f}{r['reach_cpu']:>7.2f}{total:>9.2f}"
               f"{target:>8}{r['cells']:>10,}{r['cramped_m2']:>12.2f}{r['reachable_m2']:>11.1f}"
               f"{r['islands']:>9}{r['traps']:>7}{r['arcs']:>6}{r.get('spawns', '-'):>8}"
-              f"{r.get('kept', '-'):>10}", file=out)
+              f"{r.get('kept', '-'):>10}" + (f"{r['verdicts']:>14}" if digests else ""),
+              file=out)
 
 
 def main(argv=None):
@@ -142,6 +165,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--verdicts", action="store_true")
     args = ap.parse_args(argv)
     plan = ["10k"] if args.quick else ["10k", "10k-jump", "1M", "1M-jump", "huge", "arena",
                                        *real_levels.MAPS]
@@ -153,8 +177,8 @@ def main(argv=None):
         row = run(level, jump, repeat) if level in LEVELS else run_reach(level, repeat)
         if row is not None:
             rows.append(row)
-            print_table(rows[-1:], out=sys.stderr)  # progress: each row as it is measured
-    print_table(rows)
+            print_table(rows[-1:], out=sys.stderr, digests=args.verdicts)  # progress
+    print_table(rows, digests=args.verdicts)
     return 0
 
 

@@ -20,10 +20,16 @@ def mutual_components(n: int, links: Links) -> np.ndarray:
     neighbouring cells within a slope's rise of each other: walking is symmetric) and the
     other moves present both ways (a step up and the step down back)."""
     walk = links.kind == WALK
-    a, b = links.src[~walk], links.dst[~walk]
-    both = np.isin(b * n + a, a * n + b)
-    return components(n, np.concatenate([links.src[walk], a[both]]),
-                      np.concatenate([links.dst[walk], b[both]]))
+    # the walks one way round (src < dst) first: a walk and its walk back join the same two
+    # nodes, so the walks the other way round join only the few pairs not already joined
+    # (half the millions of walks of open floor through the components' passes); then the
+    # few other moves present both ways (mutual_components_grown)
+    up = walk & (links.src < links.dst)
+    comp = components(n, links.src[up], links.dst[up])
+    down = np.flatnonzero(walk & ~up)
+    a, b = links.src[down], links.dst[down]
+    apart = comp[a] != comp[b]
+    return mutual_components_grown(merge_components(comp, a[apart], b[apart]), links)
 
 
 def merge_components(comp: np.ndarray, a, b) -> np.ndarray:

@@ -32,6 +32,7 @@ Frame and units: world space, metres; ``settings.up`` is up.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -46,6 +47,8 @@ from .audits.standable import FREE, exact_model
 WALK, STEP_UP, STEP_DOWN, FALL, JUMP = 0, 1, 2, 3, 4
 LINK_KINDS = ("walk", "step_up", "step_down", "fall", "jump")
 DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1))
+THREADED_NODES = 100_000  # free nodes from which the four directions' moves are found in
+# two threads (the arena's 838 k; below it a pool's start and the GIL's hand-overs cost more)
 
 
 class Links(NamedTuple):
@@ -202,9 +205,10 @@ def stepped(mesh, s, smap, src, dst, d_world, h) -> np.ndarray:
 
 
 def _direction_links(mesh, s, smap, nodes, h, di, xy):
-    """The accepted moves of ``nodes`` (M,) (grid coordinates ``xy``) in direction ``di``;
-    (M,) bool nodes that got a walk or step, (M,) int64 the node each fell to (-1: no
-    fall); (M,) bool floor in the next column."""
+    """The accepted moves of ``nodes`` (M,) (grid coordinates ``xy``) in direction ``di``
+    (two Links: the walks and steps, the falls; joined once by the caller: no copy of the
+    millions of walks per direction); (M,) bool nodes that got a walk or step, (M,) int64
+    the node each fell to (-1: no fall); (M,) bool floor in the next column."""
     grid = smap.grid
     dx, dy = DIRECTIONS[di]
     d_world = dx * grid.e1 + dy * grid.e2
@@ -234,10 +238,22 @@ def _direction_links(mesh, s, smap, nodes, h, di, xy):
     fell[fall[fok]] = drop[fall[fok]]
     if not ok.all():  # most moves are accepted: no copies then
         i, j, kind = i[ok], j[ok], kind[ok]
-    links = Links.join([Links(i, j, kind),
-                        Links(nodes[fall[fok]], drop[fall[fok]],
-                              np.full(int(fok.sum()), FALL, np.int8))])
+    links = (Links(i, j, kind), Links(nodes[fall[fok]], drop[fall[fok]],
+                                      np.full(int(fok.sum()), FALL, np.int8)))
     return links, linked, fell, floor1
+
+
+def _each_direction(mesh, s, smap, nodes, h, xy) -> list:
+    """``_direction_links`` of every direction in DIRECTIONS order; from THREADED_NODES
+    nodes in two threads (each direction only reads the map and the mesh, and numpy
+    releases the GIL in its array work: the same moves on one core or two)."""
+    def one(di):
+        return _direction_links(mesh, s, smap, nodes, h, di, xy)
+
+    if nodes.size < THREADED_NODES:
+        return [one(di) for di in range(len(DIRECTIONS))]
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cc-links") as pool:
+        return list(pool.map(one, range(len(DIRECTIONS))))
 
 
 def neighbour_links(mesh, smap, settings):
@@ -248,9 +264,9 @@ def neighbour_links(mesh, smap, settings):
     nodes = np.flatnonzero(smap.state == FREE)
     xy = np.divmod(smap.cell[nodes], smap.grid.ny)  # grid coordinates, shifted 4+ ways
     parts, e_node, e_dir, e_drop, e_fell, e_to = [], [], [], [], [], []
-    for di in range(len(DIRECTIONS)):
-        links, linked, fell, floor1 = _direction_links(mesh, s, smap, nodes, h, di, xy)
-        parts.append(links)
+    for di, (links, linked, fell, floor1) in enumerate(_each_direction(mesh, s, smap, nodes,
+                                                                        h, xy)):
+        parts.extend(links)
         e_node.append(nodes[~linked])
         e_dir.append(np.full(int((~linked).sum()), di, np.int64))
         e_drop.append(~floor1[~linked])

@@ -5,6 +5,7 @@ the largest REGIONS_EXPLAINED, a line of sight for every one (``reach_explain``)
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -12,6 +13,9 @@ import numpy as np
 from .audits.standable import FREE
 from .reach_explain import regions_causes, regions_visible
 
+THREADED_EYES = 100_000  # reached nodes from which a region's lines of sight are cast in a
+# second thread while its causes are read (both only read the map and the mesh; numpy
+# releases the GIL in their array work: the same answers on one core or two)
 REGIONS_EXPLAINED = 40  # islands and traps (each) given causes, largest first (every region
 # is given a line of sight: an island left unjudged would be called in view, a warning)
 
@@ -91,8 +95,16 @@ def explainer(mesh, smap, h, outer, eyes, settings, moves=None):
     warning each; on oa_koth1 103 of 143 islands were). ``moves``: None or a list the failed
     border moves of the explained regions are appended to (``regions_causes``)."""
     def explain(members):
-        causes = regions_causes(mesh, smap, h, members[:REGIONS_EXPLAINED], outer, settings,
-                                moves)
+        if eyes.size < THREADED_EYES:
+            seen = regions_visible(mesh, smap, members, eyes, settings)
+            causes = regions_causes(mesh, smap, h, members[:REGIONS_EXPLAINED], outer,
+                                    settings, moves)
+        else:  # the lines of sight in a second thread while the causes are read here
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="cc-sight") as pool:
+                sight = pool.submit(regions_visible, mesh, smap, members, eyes, settings)
+                causes = regions_causes(mesh, smap, h, members[:REGIONS_EXPLAINED], outer,
+                                        settings, moves)
+                seen = sight.result()
         causes = list(causes) + [()] * (len(members) - len(causes))
-        return zip(causes, regions_visible(mesh, smap, members, eyes, settings))
+        return zip(causes, seen)
     return explain

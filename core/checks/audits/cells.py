@@ -81,9 +81,18 @@ class CellGrid(NamedTuple):
         return (flat // self.ny + 0.5) * self.cell, (flat % self.ny + 0.5) * self.cell
 
     def to_world(self, x, y, h) -> np.ndarray:
-        """(K, 3) world points of grid coordinates x, y and heights h (K,)."""
-        return (np.outer(x + self.ox, self.e1) + np.outer(y + self.oy, self.e2)
-                + np.outer(h, self.up))
+        """(K, 3) world points of grid coordinates x, y and heights h (K,): per coordinate
+        (x + ox) e1 + (y + oy) e2 + h up, the same floats as the sum of the three outer
+        products, written column by column into one array (no three (K, 3) temporaries:
+        the arena's 844 k spans)."""
+        xo, yo, h = np.asarray(x) + self.ox, np.asarray(y) + self.oy, np.asarray(h)
+        out = np.empty((np.broadcast(xo, yo, h).size, 3))
+        for j in range(3):
+            col = out[:, j]
+            np.multiply(xo, self.e1[j], out=col)
+            col += yo * self.e2[j]
+            col += h * self.up[j]
+        return out
 
 
 def cell_grid(mesh, up, cell: float) -> CellGrid:
@@ -404,18 +413,24 @@ def nearest_in_column(cells_sorted, heights, q_cell, q_height, lo, hi, mask=None
     most = int(count.max(initial=0))  # spans per column: a few storeys at most
     if most <= 1:  # one storey everywhere asked (open floor): the first span is the answer
         return best
-    best_d = np.where(ok, np.abs(d), np.inf)
-    lo = np.broadcast_to(np.asarray(lo, float), (q,))
-    hi = np.broadcast_to(np.asarray(hi, float), (q,))
+    # the few columns of storeys: later spans only there (no pass over every row per storey)
+    multi = np.flatnonzero(count > 1)
+    n_of = count[multi]
+    best_m = best[multi]
+    best_d = np.where(ok[multi], np.abs(d[multi]), np.inf)
+    lo = np.broadcast_to(np.asarray(lo, float), (q,))[multi]
+    hi = np.broadcast_to(np.asarray(hi, float), (q,))[multi]
     for j in range(1, most):
-        rows = np.flatnonzero(count > j)
+        sel = np.flatnonzero(n_of > j)
+        rows = multi[sel]
         idx = start[rows] + j
         d = heights[idx] - q_height[rows]
-        ok = (d >= lo[rows]) & (d <= hi[rows])
+        ok = (d >= lo[sel]) & (d <= hi[sel])
         if mask is not None:
             ok &= mask[idx]
         ad = np.abs(d)
-        better = ok & (ad < best_d[rows])
-        best[rows[better]] = idx[better]
-        best_d[rows[better]] = ad[better]
+        better = ok & (ad < best_d[sel])
+        best_m[sel[better]] = idx[better]
+        best_d[sel[better]] = ad[better]
+    best[multi] = best_m
     return best

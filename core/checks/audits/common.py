@@ -20,6 +20,10 @@ from ...mesh.triangle_mesh import TriangleMesh
 from ..walkability import WALKABLE, classify_triangles
 
 AUDIT_CHUNK = 16384  # capsules / rays per batched query (bounds temporary memory)
+# From this many rows a batched query runs as two halves in two threads (``map_rows``):
+# the stand test's 8 k raised rests and push-outs beside the arena's walls, its 4 k falls
+# off the wall tops; below it a thread pool's start (about 1 ms) costs more than it saves.
+THREAD_MIN_ROWS = 2048
 
 # Candidate foot points per tested face: the centroid, the three vertices pulled towards the
 # centroid by CANDIDATE_INSET (a point on the face, not on its edge, so a neighbour sharing
@@ -46,10 +50,24 @@ def walkable_faces(mesh, settings=None) -> np.ndarray:
     return np.flatnonzero(face_classes(mesh, s) == WALKABLE)
 
 
+_CLASSES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # mesh -> {key: classes}
+
+
 def face_classes(mesh, settings) -> np.ndarray:
     """(T,) int8 WALKABLE..CEILING of every triangle: ``classify_triangles`` with the
-    settings' slope limit and up (one rule for the audits, the controller and the report)."""
-    return classify_triangles(mesh, settings.max_slope_deg, settings.up)
+    settings' slope limit and up (one rule for the audits, the controller and the report).
+    Kept with the mesh (weakly; a mesh is never changed in place) per slope limit and up,
+    read-only: reachability asks three times (the window's estimate, the window, the map)."""
+    key = (float(settings.max_slope_deg), tuple(float(x) for x in settings.up))
+    try:
+        kept = _CLASSES.setdefault(mesh, {})
+    except TypeError:  # a mesh that takes no weak reference: computed each time
+        kept = {}
+    if key not in kept:
+        classes = classify_triangles(mesh, settings.max_slope_deg, settings.up)
+        classes.setflags(write=False)
+        kept[key] = classes
+    return kept[key]
 
 
 def as_faces(mesh, faces, name="faces") -> np.ndarray:
@@ -63,41 +81,62 @@ def as_faces(mesh, faces, name="faces") -> np.ndarray:
     return f
 
 
+def row_chunks(k: int) -> list:
+    """(start, stop) row ranges of a K-row batched query: at most AUDIT_CHUNK rows each
+    (bounds temporary memory); from THREAD_MIN_ROWS rows an even number of equal ranges, so
+    that ``map_rows``'s two threads share them evenly."""
+    parts = max(-(-k // AUDIT_CHUNK), 1)
+    if k >= THREAD_MIN_ROWS:
+        parts += parts % 2
+    cuts = [k * i // parts for i in range(parts + 1)]
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+def map_rows(query, k: int) -> list:
+    """``[query(start, stop) for each range of row_chunks(k)]``, in two threads when there
+    are several ranges (a batched mesh query only reads the mesh, row by row, and numpy
+    releases the GIL in its array work: the same answers, in order, on one core or two)."""
+    chunks = row_chunks(k)
+    if len(chunks) > 1:
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cc-rows") as pool:
+            return list(pool.map(lambda c: query(*c), chunks))
+    return [query(*c) for c in chunks]
+
+
 def raycast_chunks(mesh, origins, directions, max_distance):
-    """First hits of K rays in chunks: (time (K,) metres, inf = miss; triangle (K,) -1 = miss).
+    """First hits of K rays in chunks (``map_rows``): (time (K,) metres, inf = miss;
+    triangle (K,) -1 = miss).
 
     max_distance : scalar or (K,) metres."""
     k = origins.shape[0]
     t = np.full(k, np.inf)
     tri = np.full(k, -1, np.int64)
     md = np.broadcast_to(np.asarray(max_distance, float), (k,))
-    for i in range(0, k, AUDIT_CHUNK):
-        sl = slice(i, i + AUDIT_CHUNK)
-        r = mesh.raycast_many(origins[sl], directions[sl], md[sl])
-        t[sl] = r.time
-        tri[sl] = r.triangle
+
+    def chunk(i, j):
+        r = mesh.raycast_many(origins[i:j], directions[i:j], md[i:j])
+        t[i:j] = r.time
+        tri[i:j] = r.triangle
+
+    map_rows(chunk, k)
     return t, tri
 
 
 def contacts_chunks(mesh, a, b, radius):
-    """Penetrating (capsule, triangle) pairs of K capsules in chunks: (query, triangle, depth,
-    normal) flat arrays as ``capsule_contacts_many`` gives them (query indexes ``a``)."""
+    """Penetrating (capsule, triangle) pairs of K capsules in chunks (``map_rows``): (query,
+    triangle, depth, normal) flat arrays as ``capsule_contacts_many`` gives them (query
+    indexes ``a``)."""
     qs, ts, ds, ns = [EMPTY_I], [EMPTY_I], [np.empty(0)], [np.empty((0, 3))]
-    starts = range(0, a.shape[0], AUDIT_CHUNK)
 
-    def chunk(i):
-        return mesh.capsule_contacts_many(a[i:i + AUDIT_CHUNK], b[i:i + AUDIT_CHUNK], radius)
+    def chunk(i, j):
+        cb = mesh.capsule_contacts_many(a[i:j], b[i:j], radius)
+        return cb.query + i, cb.triangle, cb.depth, cb.normal
 
-    if len(starts) > 1:  # the queries read the mesh only: two threads, the same pairs
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="cc-contacts") as pool:
-            batches = list(pool.map(chunk, starts))
-    else:
-        batches = [chunk(i) for i in starts]
-    for i, cb in zip(starts, batches):
-        qs.append(cb.query + i)
-        ts.append(cb.triangle)
-        ds.append(cb.depth)
-        ns.append(cb.normal)
+    for q, tri, depth, normal in map_rows(chunk, a.shape[0]):
+        qs.append(q)
+        ts.append(tri)
+        ds.append(depth)
+        ns.append(normal)
     return np.concatenate(qs), np.concatenate(ts), np.concatenate(ds), np.concatenate(ns)
 
 
@@ -220,8 +259,21 @@ def components(n: int, a, b) -> np.ndarray:
     # neighbouring edges mostly join the same two runs (grid rows): drop repeats in a row
     # before the sort (the arena's 1.7 M cross edges hold 4,700 distinct pairs)
     pairs = np.unique(key[np.r_[True, key[1:] != key[:-1]]] if key.size else key)
-    label = _hook(first.size, pairs // max(first.size, 1), pairs % max(first.size, 1))
+    label = _hook_touched(first.size, pairs // max(first.size, 1), pairs % max(first.size, 1))
     return first[label][run] if n else np.zeros(0, np.int64)
+
+
+def _hook_touched(n: int, a, b) -> np.ndarray:
+    """``_hook`` over only the nodes the edges a-b touch (the others keep their own label):
+    the same labels, without passes over every node per round (the arena's island moves
+    touch a few thousand of its 830 k runs)."""
+    touched, inv = np.unique(np.concatenate([a, b]), return_inverse=True)
+    if touched.size == n:
+        return _hook(n, a, b)
+    inv = inv.ravel()
+    label = np.arange(n, dtype=np.int64)
+    label[touched] = touched[_hook(touched.size, inv[:a.size], inv[a.size:])]
+    return label
 
 
 def _hook(n: int, a, b) -> np.ndarray:

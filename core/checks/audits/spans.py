@@ -37,7 +37,7 @@ from ...constants import (
 from ...controller.planes import solve_planes
 from ..walkability import WALKABLE
 from .cells import Records, inside_solids, rasterise
-from .common import AUDIT_CHUNK, PROBE_LIFT, contacts_chunks, raycast_chunks, up_normals
+from .common import PROBE_LIFT, contacts_chunks, map_rows, raycast_chunks, up_normals
 
 
 class Spans(NamedTuple):
@@ -163,17 +163,19 @@ def squeezed(mesh, settings, a, classes, blk: Blocking) -> np.ndarray:
 
 
 def sweep_chunks(mesh, a, b, radius, disp):
-    """First hits of K capsule sweeps in chunks: time (K,) (inf: miss), normal (K, 3),
-    point (K, 3), triangle (K,) as in ``SweepBatch``."""
+    """First hits of K capsule sweeps in chunks (``common.map_rows``): time (K,) (inf:
+    miss), normal (K, 3), point (K, 3), triangle (K,) as in ``SweepBatch``."""
     k = a.shape[0]
     t = np.full(k, np.inf)
     nrm = np.zeros((k, 3))
     pt = np.zeros((k, 3))
     tri = np.full(k, -1, np.int64)
-    for i in range(0, k, AUDIT_CHUNK):
-        sl = slice(i, i + AUDIT_CHUNK)
-        hit = mesh.sweep_capsule_many(a[sl], b[sl], radius, disp[sl])
-        t[sl], nrm[sl], pt[sl], tri[sl] = hit.time, hit.normal, hit.point, hit.triangle
+
+    def chunk(i, j):
+        hit = mesh.sweep_capsule_many(a[i:j], b[i:j], radius, disp[i:j])
+        t[i:j], nrm[i:j], pt[i:j], tri[i:j] = hit.time, hit.normal, hit.point, hit.triangle
+
+    map_rows(chunk, k)
     return t, nrm, pt, tri
 
 

@@ -258,11 +258,51 @@ def cover_min(cols: Columns, stand, free, targets, value, settings):
     """(T,) the least ``value`` (N,) over the FREE spans whose foot disk overlaps each target
     span's cell (``targets`` (T,) span indices), heights within ``step_height``; +inf where
     none does (the target is CRAMPED). cols : the spans' Columns; stand (N, 3) and free (N,)
-    as in the map."""
+    as in the map. The covering spans are found once per map (``cover_spans``) and kept:
+    reachability's cell classes ask again for the covered spans the build asked for."""
+    spans = cover_spans(cols, stand, free, targets, settings)
+    if not spans.size:
+        return np.full(targets.size, np.inf)
+    return np.where(spans >= 0, value[np.maximum(spans, 0)], np.inf).min(axis=1)
+
+
+_COVER: list = [None]  # the last cover_spans kept: (weak refs to stand, cols.cell and
+# cols.height; settings; free; targets; spans)
+
+
+def cover_spans(cols: Columns, stand, free, targets, settings) -> np.ndarray:
+    """(T, O) int64 per target span (``cover_min``) and cover offset (``cover_offsets``) the
+    FREE span whose foot disk overlaps the target's cell (-1: none). The last answer is
+    kept (``stand`` and the columns weakly, until the map is gone or the next call) for the
+    same map, free mask and settings: the next call, for a subset of its targets (the cell
+    classes of reachability on the map just built), reads its rows."""
+    kept, _COVER[0] = _COVER[0], None  # read once: held no longer than needed
+    if kept is not None and kept[0]() is stand and kept[1]() is cols.cell and \
+            kept[2]() is cols.height and kept[3] == settings and \
+            np.array_equal(kept[4], free) and kept[5].size:
+        rows = np.minimum(np.searchsorted(kept[5], targets), kept[5].size - 1)
+        if (kept[5][rows] == targets).all():
+            return kept[6][rows].astype(np.int64)
+    spans = _cover_spans(cols, stand, free, targets, settings)
+    if targets.size and (np.diff(targets) > 0).all():  # sorted: searched by a later call
+        _COVER[0] = (weakref.ref(stand, _forget_cover), weakref.ref(cols.cell),
+                     weakref.ref(cols.height), settings, free.copy(), np.array(targets),
+                     spans.astype(np.int32 if free.size < 2 ** 31 else np.int64))
+    return spans
+
+
+def _forget_cover(_ref) -> None:
+    """The map whose covering spans were kept is gone: drop them."""
+    _COVER[0] = None
+
+
+def _cover_spans(cols: Columns, stand, free, targets, settings) -> np.ndarray:
+    """``cover_spans`` computed: one column lookup per cover offset."""
     s = settings
     m_grid = cols.grid
     c = m_grid.cell
-    out = np.full(targets.size, np.inf)
+    offsets = cover_offsets(s, c)
+    out = np.full((targets.size, len(offsets)), -1, np.int64)
     if not targets.size:
         return out
     tc, th = cols.cell[targets], cols.height[targets]
@@ -270,7 +310,7 @@ def cover_min(cols: Columns, stand, free, targets, value, settings):
     fx, fy = m_grid.coords(stand)  # NaN off FREE: read only where ok (a FREE span)
     r2 = s.radius * s.radius
     tix, tiy = np.divmod(tc, m_grid.ny)  # once for the ~40 offsets
-    for dx, dy in cover_offsets(s, c):
+    for o, (dx, dy) in enumerate(offsets):
         j = cols.lookup(shifted_xy(m_grid, tix, tiy, dx, dy), th, -s.step_height,
                         s.step_height, free)
         ok = j >= 0
@@ -278,7 +318,7 @@ def cover_min(cols: Columns, stand, free, targets, value, settings):
         gx = np.maximum(np.abs(fx[jj] - tx) - 0.5 * c, 0.0)
         gy = np.maximum(np.abs(fy[jj] - ty) - 0.5 * c, 0.0)
         ok &= gx * gx + gy * gy <= r2
-        out = np.where(ok, np.minimum(out, value[jj]), out)
+        out[ok, o] = j[ok]
     return out
 
 
