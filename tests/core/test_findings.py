@@ -267,7 +267,7 @@ def test_min_area_defaults_one_footprint_just_below_is_one_info_just_above_a_war
     from capsule_collision.core.checks.severity import min_areas
 
     quake = ControllerSettings(radius=0.381, height=1.4224, step_height=0.4572)
-    assert min_areas(quake) == {"islands": 0.456, "stand": 0.456}  # pi r^2 to the 0.001 m²
+    assert min_areas(quake) == {"islands": 0.456, "stand": 0.456, "collision_diff": 0.456}
     foot = 0.456
     out = _listed_pairs(kind, [0.999 * foot, 1.001 * foot, 0.05], quake)
     assert [(x.finding.severity, x.finding.got, x.counted) for x in out] == [
