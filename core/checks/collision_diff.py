@@ -63,8 +63,8 @@ from .audits.common import (
 )
 from .audits.spans import blocking, sweep_chunks
 from .audits.standable import FREE, exact_model
-from .reach_links import WALK
 from .diff_problems import DIFF_KINDS, DiffProblem, kind_problems
+from .reach_links import WALK
 from .reachability import ISLAND, REACHABLE, TRAP, Reachability, mutual_components, reachability
 from .severity import ERROR, INFO, WARNING
 

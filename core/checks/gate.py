@@ -10,8 +10,8 @@ the command line; applied to one level's report by ``report.level_report``:
   waiver whose finding is gone is one info finding (check "level", got "waiver_stale").
 - ``min_area``: ``{"islands": m^2, "stand": m^2, "headroom": m^2, "collision_diff": m^2}``:
   islands, cramped and low-headroom regions and render-vs-collision differences smaller are
-  not listed one by one; one info per check counts them (got "below_min_area"; per kind of difference for
-  ``collision_diff``, which ``diff_report.split_small`` folds).
+  not listed one by one; one info per check counts them (got "below_min_area"; per kind of
+  difference for ``collision_diff``, which ``diff_report.split_small`` folds).
 - ``severity``: ``{check: "error" | "warning" | "info"}`` per finding kind
   (``severity.FINDING_KINDS``), applied before waivers and the gate; the infos counting
   problems that are not listed (``COUNTING``) stay infos.

@@ -22,8 +22,9 @@ in the panel, the console, the report).
 
 Minimum areas (``min_areas``): an island, a cramped or low-headroom region or a
 render-vs-collision difference smaller than the character's footprint (pi x radius^2:
-0.456 m² for Quake's player, 0.385 m² for the default 0.35 m) is counted in one info per check (per kind of
-difference), not a warning each (``gate.apply_min_area``, ``diff_report.split_small``).
+0.456 m² for Quake's player, 0.385 m² for the default 0.35 m) is counted in one info per
+check (per kind of difference), not a warning each (``gate.apply_min_area``,
+``diff_report.split_small``).
 Smaller floor holds the capsule at a few foot points at most: no room to move, nothing a
 player uses or is stopped by (slivers between brushes, the tops of trims). A sidecar's
 ``min_area`` or ``--min-area CHECK=M2`` sets another (0 lists every one); docs/decisions.md
