@@ -98,12 +98,16 @@ def test_a_real_difference_at_the_minimum_area_boundary():
     assert info["face_count"] == p.collision_faces.size > 0
 
 
-def test_min_area_of_collision_diff_parses_like_the_others():
+def test_min_area_of_collision_diff_and_headroom_parse_like_the_others():
     assert parse_min_area({"collision_diff": 0.25}) == {"collision_diff": 0.25}
     assert parse_min_area(["collision_diff=1"]) == {"collision_diff": 1.0}
     with pytest.raises(GateError, match="min_area.collision_diff"):
         parse_min_area({"collision_diff": -1})
     assert min_areas(QUAKE, {"collision_diff": 0.0})["collision_diff"] == 0.0
+    # low-headroom regions have their minimum too (test_findings: its boundary)
+    assert parse_min_area(["headroom=0"]) == {"headroom": 0.0}
+    with pytest.raises(GateError, match="no area threshold for 'ledges'"):
+        parse_min_area({"ledges": 1})
 
 
 @pytest.mark.slow
