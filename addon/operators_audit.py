@@ -19,7 +19,13 @@ import bpy
 import numpy as np
 
 from .. import core
-from ..core.checks.findings import EMPTY_I, OUT_OF_REACH, audit_findings, low_headroom_regions
+from ..core.checks.findings import (
+    EMPTY_I,
+    JUMPED,
+    OUT_OF_REACH,
+    audit_findings,
+    low_headroom_regions,
+)
 from ..core.checks.gate import BELOW_MIN_AREA, COUNTING, min_area_listed
 from ..core.checks.naming import TriangleNames
 from ..core.checks.problems import audit_problems
@@ -87,6 +93,9 @@ def run_audit(context, kind):
     unit = {"STAND": "cramped regions", "STAIRS": "stair flights",
             "HEADROOM": "low-headroom regions", "LEDGE": "ledge runs"}[kind]
     message = f"{title}: {len(shown)} {unit}"
+    jumped = sum(x.finding.got == JUMPED for x in shown)
+    if jumped:
+        message += f" ({jumped} climbed by jumping: infos)"
     if away:
         message += f", {away[0].counted} more on floor no spawn reaches (one info row)"
     if small:

@@ -11,7 +11,10 @@ writes, after everything is computed:
 * a summary row (how many problems of each kind) and one row per problem and object it
   concerns, on either mesh (at most ``PROBLEMS_LISTED`` problems, most severe and largest
   first): its kind, size, foot point (``position``), the object's faces (select and frame),
-  core's severity; the label says whether the object is render or collision.
+  core's severity; the label says whether the object is render or collision. Problems
+  smaller than the character's footprint (core's rule, ``diff_report.split_small`` with
+  ``severity.min_areas``) are one info per kind instead, with rows per object of the faces of
+  all of them (select and frame); the attribute still marks their faces.
 
 The overlay draws the attribute as its own layer (``show_collision_diff``) on both levels.
 """
@@ -23,6 +26,9 @@ from .. import core
 from ..core.checks.collision_diff import DIFF_KINDS
 from ..core.checks.diff_report import EXPECTED as DIFF_EXPECTED
 from ..core.checks.diff_report import diff_identity as core_diff_identity
+from ..core.checks.diff_report import split_small
+from ..core.checks.gate import BELOW_MIN_AREA
+from ..core.checks.severity import min_areas
 from ..core.checks.verdicts import format_vector
 from . import operators, results, scene_render
 
@@ -74,6 +80,33 @@ def problem_rows(problem, k, sides) -> list[dict]:
     return rows
 
 
+def small_rows(small, sides) -> list[dict]:
+    """Rows of one kind's differences smaller than the minimum area (a
+    ``diff_report.SmallDifferences``): one info per (side, object) their faces lie on, all
+    one finding (check ``collision_diff``, its name, got ``below_min_area``)."""
+    rows = []
+    n = len(small.problems)
+    for word, level, faces in sides:
+        for obj_index, mapped, unmapped, tris in results.group_triangles(level, faces):
+            level_name = level.objects[obj_index]
+            target = results.object_for(level_name)
+            name = target.name if target is not None else level_name
+            count = int(mapped.size + unmapped)
+            rows.append({
+                "kind": DIFF_KIND, "capsule": "", "object": name,
+                "instancer": results.instancer_of(level_name, target),
+                "label": f"{DIFF_WORDS[small.kind]}: {n} smaller than the character's "
+                         f"footprint, {small.area:.2f} m² in all: {count} "
+                         f"face{'' if count == 1 else 's'} of {name} ({word}); not listed "
+                         f"one by one",
+                "face_count": count, "value": float(small.area), "faces": mapped,
+                "unmapped": int(unmapped), "stamp": level.stamp, "inputs": "",
+                "severity": "INFO", "has_bounds": True, "bounds": _box(level, tris),
+                "check": "collision_diff", "finding": small.name, "expected": DIFF_EXPECTED,
+                "got": BELOW_MIN_AREA, "count": n, "size": small.area, "size_unit": "m2"})
+    return rows
+
+
 def diff_identity(problem) -> dict:
     """The row fields naming ``problem`` as report.json does (core's naming,
     ``core.checks.diff_report.diff_identity``: check ``collision_diff``, got its kind,
@@ -85,9 +118,17 @@ def diff_identity(problem) -> dict:
             "size": ident.size, "size_unit": ident.size_unit}
 
 
-def summary_text(diff, n_spawns: int) -> str:
+def summary_text(diff, n_spawns: int, folded=()) -> str:
+    """"Render vs collision from 3 spawns: 7 invisible wall (25 more smaller than the
+    character's footprint: one info row per kind)"; ``folded`` the SmallDifferences."""
     counts = diff.counts()
+    for small in folded:
+        counts[small.kind] -= len(small.problems)
     found = ", ".join(f"{counts[k]} {DIFF_WORDS[k].lower()}" for k in DIFF_ORDER if counts[k])
+    small = sum(len(x.problems) for x in folded)
+    if small:
+        found += (f"{', ' if found else ''}{small} more smaller than the character's "
+                  f"footprint (one info row per kind)")
     return (f"Render vs collision from {n_spawns} spawn{'' if n_spawns == 1 else 's'}: "
             + (found if found else "they agree"))
 
@@ -117,11 +158,15 @@ def run_collision_diff(context):
     with operators.Progress(context, 1):
         diff = core.collision_diff(render.mesh, level.mesh, feet, settings,
                                    tolerance=tolerance)
+    kept, folded = split_small(diff.problems, min_areas(settings).get("collision_diff"))
     rows = []
-    for k, p in enumerate(diff.problems[:PROBLEMS_LISTED], start=1):
+    for k, p in enumerate(kept[:PROBLEMS_LISTED], start=1):
         rows += problem_rows(p, k, (("render", render, p.render_faces),
                                     ("collision", level, p.collision_faces)))
-    summary = summary_text(diff, len(spawns))
+    for small in folded:
+        rows += small_rows(small, (("render", render, small.render_faces),
+                                   ("collision", level, small.collision_faces)))
+    summary = summary_text(diff, len(spawns), folded)
     rows.insert(0, {"kind": DIFF_KIND, "capsule": "", "label": summary,
                     "value": float(len(diff.problems)), "stamp": level.stamp, "inputs": "",
                     "severity": "NONE" if diff.problems else "PASSED"})

@@ -92,8 +92,11 @@ def parser(description: str) -> argparse.ArgumentParser:
                    help="override a check's severity (error, warning, info); repeatable; "
                         "wins over the sidecar's \"severity\"")
     p.add_argument("--min-area", action="append", default=[], metavar="CHECK=M2",
-                   help="islands / stand (cramped regions) smaller than M2 square metres are "
-                        "counted in one info, not listed; repeatable")
+                   help="islands / stand (cramped regions) / headroom (low-headroom "
+                        "regions) / collision_diff (render-vs-collision differences, per "
+                        "kind) smaller than M2 square metres are "
+                        "counted in one info, not listed (default: the character's "
+                        "footprint, pi r^2); repeatable")
     p.add_argument("--exclude", action="append", default=[], metavar="NAME",
                    help="leave this object or collection out of every level; repeatable")
     p.add_argument("--save-blend", action="store_true",

@@ -29,6 +29,11 @@ processes (``collision_diff(..., workers=N)``, as ``levelcheck`` runs a level on
 of N CPUs): ``shared wall`` column, wall seconds (the forked children's CPU is not this
 process's); ``same`` then also compares its problems.
 
+Problems per kind are counted twice: every problem (the report's ``collision_diff`` block)
+and, after the minimum area (``diff_report.split_small`` with the character's footprint,
+``severity.min_areas``: what report.json, JUnit and the panel list), those listed one by one
+and those counted in the one info per kind (smaller than the footprint).
+
 Usage:  python tools/bench_diff.py [--real] [--maps oa_koth1,...] [--repeat N] [--explained]
                                    [--workers N]
 """
@@ -49,6 +54,8 @@ from capsule_collision.core import (
     reachability,
 )
 from capsule_collision.core.checks.collision_diff import DIFF_KINDS
+from capsule_collision.core.checks.diff_report import split_small
+from capsule_collision.core.checks.severity import min_areas
 from scenes import box, merge, terrain
 
 TARGETS = {"10k": 2.0, "oa_koth1": 20.0}  # seconds
@@ -125,6 +132,9 @@ def run_once(pair, explained=False, workers=1) -> dict:
            "same": _problems(own) == _problems(cli), "counts": own.counts(),
            "sizes": {k: sum(p.size for p in own.problems if p.kind == k) for k in DIFF_KINDS},
            "spans": int(own.render.cell_class.size + own.collision.cell_class.size)}
+    kept, folded = split_small(own.problems, min_areas(s)["collision_diff"])
+    row["listed"] = {k: sum(p.kind == k for p in kept) for k in DIFF_KINDS}
+    row["folded"] = {k: sum(len(f.problems) for f in folded if f.kind == k) for k in DIFF_KINDS}
     if explained:
         rm = TriangleMesh(*render)  # fresh: the render's map is not kept from the run above
         with _explained_floods():
@@ -178,6 +188,12 @@ def print_table(rows, out=sys.stdout):
     for r in rows:
         print(f"{r['pair']:<13}" + "".join(
             f"{r['counts'][k]:>6} ({r['sizes'][k]:>6.1f})" for k in DIFF_KINDS), file=out)
+    print("\nafter the minimum area (the character's footprint): listed one by one + smaller "
+          "ones counted in one info per kind", file=out)
+    print(f"{'pair':<13}" + "".join(f"{SHORT[k]:>16}" for k in DIFF_KINDS), file=out)
+    for r in rows:
+        print(f"{r['pair']:<13}" + "".join(
+            f"{r['listed'][k]:>9} + {r['folded'][k]:<4}" for k in DIFF_KINDS), file=out)
 
 
 def main(argv=None):

@@ -29,9 +29,9 @@ collision is flooded once), then compares them at capsule resolution, in batches
   and is reachable on one of them, where no other kind already explains the span.
 
 Marked spans are grouped into one problem per connected region (cells side by side, heights
-within ``step_height``) per kind; each problem has its foot point (the region's span nearest
-its middle), size (m^2 of floor; for ``walk_through_wall`` the wall's horizontal length in
-metres), the render and collision faces it concerns, a severity and a cause in words.
+within ``step_height``) per kind (``diff_problems.py``): its foot point, size (m^2 of floor;
+for ``walk_through_wall`` the wall's horizontal length in metres), floor area, the render and
+collision faces it concerns, a severity and a cause in words.
 
 Frame and units: world space, metres, square metres; ``settings.up`` is up.
 """
@@ -54,9 +54,8 @@ from ..geometry.validate import as_points
 from ..mesh.patched import PatchedMesh
 from ..mesh.triangle_mesh import TriangleMesh
 from ..walk.walker import FALL_OUT_OF_LEVEL_DISTANCE
-from .audits.cells import cell_grid, shifted
+from .audits.cells import cell_grid
 from .audits.common import (
-    components,
     face_classes,
     horizontal_frame,
     raycast_chunks,
@@ -64,45 +63,12 @@ from .audits.common import (
 )
 from .audits.spans import blocking, sweep_chunks
 from .audits.standable import FREE, exact_model
+from .diff_problems import DIFF_KINDS, DiffProblem, kind_problems
 from .reach_links import WALK
 from .reachability import ISLAND, REACHABLE, TRAP, Reachability, mutual_components, reachability
 from .severity import ERROR, INFO, WARNING
 
-DIFF_KINDS = ("hole", "invisible_wall", "walk_through_wall", "floating", "sunk",
-              "reach_differs")
-DIFF_SEVERITY = {"hole": ERROR, "invisible_wall": WARNING, "walk_through_wall": WARNING,
-                 "reach_differs": WARNING, "floating": INFO, "sunk": INFO}
-CLASS_WORDS = ("reachable", "a trap", "an island")
-
-
-class DiffProblem(NamedTuple):
-    """One difference between render and collision over one connected region of cells.
-
-    kind : one of DIFF_KINDS; severity : "error" / "warning" / "info";
-    point : (3,) a foot point in the region (metres); size : m^2 of floor (metres of wall for
-    ``walk_through_wall``); render_faces, collision_faces : (F,) int64 sorted face indices
-    into each mesh; cause : what differs, in words; value : the kind's measure (the largest
-    floor offset in metres for floating / sunk, the deepest blocking penetration for the
-    walls, else 0); cells : (K, 3) the foot points of the region's cells (the overlay's
-    squares)."""
-
-    kind: str
-    severity: str
-    point: np.ndarray
-    size: float
-    render_faces: np.ndarray
-    collision_faces: np.ndarray
-    cause: str
-    value: float
-    cells: np.ndarray
-
-    def to_dict(self) -> dict:
-        """JSON-ready (lists and floats; the cells are left out)."""
-        return {"kind": self.kind, "severity": self.severity,
-                "point": [float(x) for x in self.point], "size": float(self.size),
-                "unit": "m" if self.kind == "walk_through_wall" else "m2",
-                "value": float(self.value), "render_faces": self.render_faces.tolist(),
-                "collision_faces": self.collision_faces.tolist(), "cause": self.cause}
+__all__ = ["DIFF_KINDS", "CollisionDiff", "DiffProblem", "collision_diff", "reach_reusable"]
 
 
 class CollisionDiff(NamedTuple):
@@ -366,96 +332,6 @@ def _reach_marks(R: Reachability, C: Reachability, offset, taken, s) -> tuple:
     return out, twin
 
 
-def regions(R: Reachability, marked, step) -> tuple:
-    """The connected regions of the spans ``marked`` (N,) bool of ``R``'s map (cells side by
-    side, heights within ``step`` metres): (spans (M,) int64, label (M,) int64 0..G-1)."""
-    smap = R.standable
-    idx = np.flatnonzero(marked)
-    if not idx.size:
-        return idx, idx
-    local = np.full(marked.size, -1, np.int64)
-    local[idx] = np.arange(idx.size)
-    a, b = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
-    for dx, dy in ((1, 0), (0, 1)):
-        j = smap.columns.lookup(shifted(smap.grid, smap.cell[idx], dx, dy), smap.height[idx],
-                                -step, step, marked)
-        a.append(np.flatnonzero(j >= 0))
-        b.append(local[j[j >= 0]])
-    lab = components(idx.size, np.concatenate(a), np.concatenate(b))
-    _u, lab = np.unique(lab, return_inverse=True)
-    return idx, lab.ravel()
-
-
-def _cause(kind, s, value, classes) -> str:
-    """What differs, in words (``classes``: (render class, collision class) at the point
-    for reach_differs)."""
-    if kind == "hole":
-        return (f"no collision floor within {s.step_height:g} m below render floor a spawn "
-                f"reaches: the character falls through")
-    if kind == "invisible_wall":
-        return (f"collision the player cannot see blocks the character on render floor a "
-                f"spawn reaches ({value:.3f} m into it)" if value > 0 else
-                "collision the player cannot see stops the character walking across render "
-                "floor a spawn reaches")
-    if kind == "walk_through_wall":
-        return ("the character walks through render geometry the collision does not have"
-                + (f" ({value:.3f} m into it)" if value > 0 else ""))
-    if kind in ("floating", "sunk"):
-        where = "above" if kind == "floating" else "below"
-        return (f"the collision floor is up to {abs(value):.3f} m {where} the render floor: "
-                f"the character's feet {'float' if kind == 'floating' else 'sink'}")
-    rc, cc = classes
-    return (f"floor {CLASS_WORDS[rc]} on the render level is {CLASS_WORDS[cc]} on the "
-            f"collision")
-
-
-def _middle_pick(feet, lab, groups):
-    """(G,) int64 per group the member nearest the group's mean foot point (rows into
-    ``feet`` (M, 3), labels ``lab`` (M,))."""
-    cnt = np.bincount(lab, minlength=groups)
-    mid = np.stack([np.bincount(lab, feet[:, i], minlength=groups) for i in range(3)],
-                   1) / np.maximum(cnt, 1)[:, None]
-    d = ((feet - mid[lab]) ** 2).sum(1)
-    pick = np.lexsort((d, lab))
-    return pick[np.r_[True, lab[pick][1:] != lab[pick][:-1]]]
-
-
-def _wall_length(feet, grid) -> float:
-    """Metres: the horizontal diagonal of the box round ``feet`` (K, 3) plus one cell."""
-    x, y = grid.coords(feet)
-    return float(math.hypot(np.ptp(x), np.ptp(y)) + grid.cell)
-
-
-def _kind_problems(kind, A: Reachability, side: _Side, marked, twin_faces, s, classes):
-    """The problems of one kind over the regions of ``marked`` (N,) bool on ``A``'s map
-    (render, or collision for walk_through_wall); ``twin_faces`` (N,) int64 faces on the
-    other mesh (-1); ``classes`` (N, 2) int8 (render, collision) class per span or None."""
-    smap = A.standable
-    spans, lab = regions(A, marked, s.step_height)
-    if not spans.size:
-        return []
-    groups = int(lab.max()) + 1
-    order = np.argsort(lab, kind="stable")
-    cuts = np.cumsum(np.bincount(lab, minlength=groups))[:-1]
-    picks = spans[_middle_pick(smap.foot[spans], lab, groups)]
-    out = []
-    for g, members in enumerate(np.split(spans[order], cuts)):
-        own = np.unique(smap.face[members])
-        others = np.unique(twin_faces[members][twin_faces[members] >= 0])
-        vals = side.value[members]
-        value = float(vals.max() if kind != "sunk" else vals.min())
-        if kind == "walk_through_wall":
-            size = _wall_length(smap.foot[members], smap.grid)
-            render_faces, collision_faces = others, own
-        else:
-            size = float(smap.weight[members].sum())
-            render_faces, collision_faces = own, others
-        cls = None if classes is None else tuple(int(c) for c in classes[picks[g]])
-        out.append(DiffProblem(kind, DIFF_SEVERITY[kind], smap.foot[picks[g]].copy(), size,
-                               render_faces, collision_faces, _cause(kind, s, value, cls),
-                               value, smap.foot[members]))
-    return out
-
 
 def _metres(value, name) -> float:
     """``value`` as finite metres >= 0; ValueError naming ``name``."""
@@ -534,11 +410,12 @@ def collision_diff(render, collision, spawns, settings=None, *,
                                                ISLAND)], 1)
     problems = []
     for kind in ("hole", "invisible_wall", "floating", "sunk"):
-        problems += _kind_problems(kind, R, rside, rside.marks[kind], rside.other_face, s, None)
-    problems += _kind_problems("walk_through_wall", C, cside, cside.marks["walk_through_wall"],
-                               cside.other_face, s, None)
-    problems += _kind_problems("reach_differs", R, _Side({}, np.zeros(taken.size), twin),
-                               differ, twin_faces, s, classes)
+        problems += kind_problems(kind, R, rside.value, rside.marks[kind], rside.other_face, s,
+                                  None)
+    problems += kind_problems("walk_through_wall", C, cside.value,
+                              cside.marks["walk_through_wall"], cside.other_face, s, None)
+    problems += kind_problems("reach_differs", R, np.zeros(taken.size), differ, twin_faces, s,
+                              classes)
     rank = {ERROR: 0, WARNING: 1, INFO: 2}
     problems.sort(key=lambda p: (rank[p.severity], DIFF_KINDS.index(p.kind), -p.size))
     return CollisionDiff(tuple(problems), R, C, offset, tol, wall_tol, cell)

@@ -6,6 +6,13 @@ the render faces are named in its message. Its identity across runs (``--baselin
 check, the name (the kind and the problem's point on the identity grid, never a face index)
 and ``got`` (the kind), so a re-run or a re-export finds the same difference under the same name.
 
+Differences smaller than the character's footprint (a problem's floor ``area`` below the
+minimum area of check ``collision_diff``, ``severity.min_areas``: pi x radius^2 unless the
+sidecar's ``min_area`` or ``--min-area collision_diff=M2`` says otherwise) are not listed one
+by one: ``split_small`` keeps them apart and one info per kind counts them and their m^2 (got
+``below_min_area``), with the faces of all of them to select; the panel's rows follow the same
+split. The report's ``collision_diff`` block still lists every problem (the data).
+
 Units: metres, square metres; world space.
 """
 
@@ -17,6 +24,7 @@ import numpy as np
 
 from .collision_diff import DIFF_KINDS
 from .findings import Listed, identity_point
+from .gate import BELOW_MIN_AREA
 from .naming import TriangleNames
 from .severity import SEVERITIES
 from .verdicts import Finding, format_vector
@@ -73,14 +81,65 @@ def _by_place(problem) -> tuple:
             -round(float(problem.size), 6), z, y, x)
 
 
-def diff_findings(diff, names: TriangleNames, render_names: TriangleNames) -> list:
-    """[(Listed, bracket False)] per problem of ``diff`` (a CollisionDiff), in its order (a
-    tie by place, ``_by_place``): its
+class SmallDifferences(NamedTuple):
+    """The problems of one kind smaller than the minimum area, counted in one info:
+    ``kind``; ``problems`` (tuple of DiffProblem); ``area`` m^2 of floor of all of them;
+    ``limit`` the minimum area (m^2); ``render_faces``, ``collision_faces`` (F,) int64
+    every face of them on each mesh (sorted, unique)."""
+
+    kind: str
+    problems: tuple
+    area: float
+    limit: float
+    render_faces: np.ndarray
+    collision_faces: np.ndarray
+
+    @property
+    def name(self) -> str:
+        """The info's name (its identity: one per kind)."""
+        return f"{self.kind}: {BELOW_MIN_AREA}"
+
+    @property
+    def message(self) -> str:
+        n = len(self.problems)
+        return (f"collision_diff: {n} {self.kind} difference{'' if n == 1 else 's'} "
+                f"({self.area:.2f} m²) smaller than the minimum area {self.limit:g} m² (the "
+                f"character's footprint), not listed one by one")
+
+
+def split_small(problems, min_area) -> tuple[list, list]:
+    """(the problems listed one by one, [SmallDifferences] one per kind in DIFF_KINDS order):
+    a problem whose floor ``area`` is below ``min_area`` m^2 (None or 0: none is) is counted
+    in its kind's info, whatever its severity (module docstring). ``problems`` keep their
+    order."""
+    limit = float(min_area or 0.0)
+    kept = [p for p in problems if not p.area < limit]
+    small: dict = {}
+    for p in problems:
+        if p.area < limit:
+            small.setdefault(p.kind, []).append(p)
+    folded = []
+    for kind in DIFF_KINDS:
+        rows = small.get(kind)
+        if rows:
+            folded.append(SmallDifferences(
+                kind, tuple(rows), float(sum(p.area for p in rows)), limit,
+                np.unique(np.concatenate([p.render_faces for p in rows])).astype(np.int64),
+                np.unique(np.concatenate([p.collision_faces for p in rows])).astype(np.int64)))
+    return kept, folded
+
+
+def diff_findings(diff, names: TriangleNames, render_names: TriangleNames,
+                  min_area=None) -> list:
+    """[(Listed, bracket False)] per problem of ``diff`` (a CollisionDiff) at least
+    ``min_area`` m^2 of floor, in its order (a tie by place, ``_by_place``): its
     collision triangles (to select), its size (m^2, m of a wall) and its identity point (a
-    re-export keeps it: never a face index). ``names`` name collision triangles,
-    ``render_names`` render triangles."""
+    re-export keeps it: never a face index); then one info per kind counting the smaller ones
+    (``split_small``). ``names`` name collision triangles, ``render_names`` render
+    triangles."""
+    kept, folded = split_small(diff.problems, min_area)
     out = []
-    for p in sorted(diff.problems, key=_by_place):
+    for p in sorted(kept, key=_by_place):
         ident = diff_identity(p)
         unit = "m" if ident.size_unit == "m" else "m^2"
         message = f"{p.kind}: {p.cause}; {p.size:.2f} {unit} at {format_vector(p.point, 2)}"
@@ -93,6 +152,11 @@ def diff_findings(diff, names: TriangleNames, render_names: TriangleNames) -> li
         value = float(p.value) if p.kind in ("floating", "sunk") or p.value else None
         out.append((Listed(finding, np.asarray(p.collision_faces, np.int64), value,
                            ident.size, ident.size_unit, ident.where), False))
+    for small in folded:
+        finding = Finding("collision_diff", small.name, EXPECTED, BELOW_MIN_AREA, None,
+                          small.message, severity="info")
+        out.append((Listed(finding, small.collision_faces, None, small.area, "m2", None,
+                           len(small.problems)), False))
     return out
 
 

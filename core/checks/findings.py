@@ -6,6 +6,9 @@ report.png (problems from ``problems.py``, severities from ``severity.py``):
 - ``worst_first(kind, result)``: an audit's problems (a cramped region, a low-headroom region,
   a stair flight, a ledge run), the worst first (deepest, lowest clearance, highest riser,
   highest drop; no floor below a ledge counts as highest);
+- ``climbed_by_jumping(worst, result, settings, reach)``: the stair flights whose risers a
+  character that jumps climbs (within ``jump_height``, their tops reached): infos, not
+  warnings (got ``climbed_by_jumping``);
 - ``problems_reached(problems, reach)``: which of them lie on floor a spawn reaches;
 - ``audit_findings(kind, result, settings, reach, name_of)``: one ``Listed`` finding per
   problem, worst first. With a reachability result (the level has spawns), the problems on
@@ -39,6 +42,7 @@ from .verdicts import Finding, format_depth, format_vector
 IDENTITY_GRID = 0.25
 OUT_OF_REACH = "out_of_reach"  # the name suffix of the one info per audit scoped out
 UNSEEN = "unseen"  # the name suffix of the one info counting islands nobody can see
+JUMPED = "climbed_by_jumping"  # got of a stair flight a jumping character climbs (an info)
 AUDITS_UNSCOPED = "audits_unscoped"  # level finding: audits ran with no spawn to scope them
 NOTHING_TO_CHECK = "nothing_to_check"
 EMPTY_I = np.empty(0, np.int64)
@@ -198,6 +202,12 @@ def _message(kind, where, value, got, settings) -> str:
         than = f" ({height:g} m)" if height is not None else ""
         return (f"{where}: headroom {value:.2f} m, lower than the character{than}; raise the "
                 f"ceiling or lower the floor")
+    if kind == "stairs" and got == JUMPED:
+        step = getattr(settings, "step_height", 0.0)
+        jump = getattr(settings, "jump_height", 0.0)
+        return (f"{where}: climbed by jumping: riser {value:.2f} m > step height {step:.2f} m "
+                f"(within the jump height {jump:.2f} m, and a spawn reaches its top); a "
+                f"walking character cannot climb it")
     if kind == "stairs" and got == "too_high":
         step = getattr(settings, "step_height", None)
         than = f" ({step:g} m)" if step is not None else ""
@@ -211,10 +221,10 @@ def _message(kind, where, value, got, settings) -> str:
             f"not meant")
 
 
-def _problem(kind, worst: WorstFirst, k, settings, name_of) -> Listed:
+def _problem(kind, worst: WorstFirst, k, settings, name_of, jumped=False) -> Listed:
     p = worst.position[k]
     where = identity_point(worst.centre[k])
-    got = worst.got[k]
+    got = JUMPED if jumped else worst.got[k]
     name = f"{_TITLES[kind]} at {format_vector(where, 2)}"
     size = float(worst.size[k]) if np.isfinite(worst.size[k]) else None
     big = _size_words(size, worst.problems.size_unit)
@@ -223,7 +233,8 @@ def _problem(kind, worst: WorstFirst, k, settings, name_of) -> Listed:
            f"{format_vector(p, 2)}"
     value = float(worst.value[k])
     finding = Finding(kind, name, "no problem", got, tuple(float(x) for x in p),
-                      _message(kind, text, value, got, settings))
+                      _message(kind, text, value, got, settings),
+                      **({"severity": "info"} if jumped else {}))
     return Listed(finding, worst.triangles(k), value if np.isfinite(value) else None, size,
                   worst.problems.size_unit, where)
 
@@ -241,6 +252,31 @@ def _out_of_reach(kind, worst: WorstFirst, away) -> Listed:
                       f"them)", severity="info")
     return Listed(finding, tris, None, area, worst.problems.size_unit if area else None,
                   None, n)
+
+
+def climbed_by_jumping(worst: WorstFirst, result, settings, reach) -> np.ndarray:
+    """(P,) bool per stair flight of ``worst``: a character that jumps climbs it. The
+    settings jump (``jump_height`` > 0), every bad riser of the flight is too high (none has
+    a tread too shallow: a jump does not deepen it), no higher than ``jump_height``, and
+    floor a spawn reaches lies at its top (``_near_reachable`` of its top edge at tread
+    height: a step below that is a whole riser lower, the floor in front). All False
+    without a jump or a flood (the rule a designer expects; docs/decisions.md)."""
+    n = len(worst.rows)
+    jump = float(getattr(settings, "jump_height", 0.0) or 0.0)
+    if not n or reach is None or jump <= 0.0:
+        return np.zeros(n, bool)
+    high = np.asarray(result.too_high, bool)
+    shallow = np.asarray(result.too_shallow, bool)
+    flight = np.asarray(result.flight, np.int64)
+    step = np.asarray(result.step, np.int64)
+    bad = np.flatnonzero(high | shallow)
+    top = np.zeros(int(step.max()) + 1, bool)  # per riser: its top reached by some row
+    np.logical_or.at(top, step[bad], _near_reachable(
+        reach, np.asarray(result.position, np.float64).reshape(-1, 3)[bad]))
+    ok_row = high[bad] & ~shallow[bad] & (np.asarray(result.rise)[bad] <= jump) & top[step[bad]]
+    fails = np.zeros(int(flight.max()) + 1, bool)
+    np.logical_or.at(fails, flight[bad], ~ok_row)
+    return ~fails[flight[worst.rows]]
 
 
 def low_headroom_regions(headroom) -> np.ndarray:
@@ -267,7 +303,10 @@ def audit_findings(kind: str, result, settings=None, reach=None, name_of=None,
         keep = keep[keep]
     if reach is not None:
         keep = problems_reached(worst, reach, result)
-    out = [_problem(kind, worst, k, settings, name_of) for k in np.flatnonzero(keep)]
+    jumped = (climbed_by_jumping(worst, result, settings, reach) if kind == "stairs"
+              else np.zeros(len(worst.rows), bool))
+    out = [_problem(kind, worst, k, settings, name_of, bool(jumped[k]))
+           for k in np.flatnonzero(keep)]
     away = np.flatnonzero(~keep)
     if away.size:
         out.append(_out_of_reach(kind, worst, away))

@@ -8,8 +8,10 @@ the command line; applied to one level's report by ``report.level_report``:
   step, ``got``) with a ``reason`` and ``who`` (both required). A waived finding carries
   ``waived: {reason, who}``, never fails the gate and is never new against a baseline; a
   waiver whose finding is gone is one info finding (check "level", got "waiver_stale").
-- ``min_area``: ``{"islands": m^2, "stand": m^2}``: islands and cramped regions smaller are
-  not listed one by one; one info per check counts them (got "below_min_area").
+- ``min_area``: ``{"islands": m^2, "stand": m^2, "headroom": m^2, "collision_diff": m^2}``:
+  islands, cramped and low-headroom regions and render-vs-collision differences smaller are
+  not listed one by one; one info per check counts them (got "below_min_area"; per kind of
+  difference for ``collision_diff``, which ``diff_report.split_small`` folds).
 - ``severity``: ``{check: "error" | "warning" | "info"}`` per finding kind
   (``severity.FINDING_KINDS``), applied before waivers and the gate; the infos counting
   problems that are not listed (``COUNTING``) stay infos.
@@ -29,7 +31,10 @@ from .severity import FINDING_KINDS, parse_severity
 from .verdicts import Finding
 
 WAIVER_KEYS = ("check", "name", "where", "got", "reason", "who")
-MIN_AREA_CHECKS = ("islands", "stand")  # islands, cramped regions: the checks with an area
+# the checks with an area: islands, cramped and low-headroom regions, render-vs-collision
+# differences
+MIN_AREA_CHECKS = ("islands", "stand", "headroom", "collision_diff")
+FOLDED_PER_KIND = ("collision_diff",)  # folded by their own report (diff_report.split_small)
 WAIVER_STALE = "waiver_stale"
 BELOW_MIN_AREA = "below_min_area"
 COUNTING = (OUT_OF_REACH, UNSEEN, BELOW_MIN_AREA)  # the got of infos that count problems
@@ -159,15 +164,16 @@ def _pairs(value, source, key) -> list:
 
 
 def apply_min_area(pairs: list, min_area: dict) -> list:
-    """``pairs`` ((Listed, bracket) of ``report._findings``) without the islands and cramped
-    regions smaller than ``min_area[check]`` m^2: per check, one info counts them."""
+    """``pairs`` ((Listed, bracket) of ``report._findings``) without the islands, cramped and
+    low-headroom regions smaller than ``min_area[check]`` m^2: per check, one info counts
+    them (``collision_diff`` is folded per kind by its own report)."""
     if not min_area:
         return pairs
     out: list = []
     small: dict = {}
     for listed, bracket in pairs:
         f = listed.finding
-        limit = min_area.get(f.check)
+        limit = None if f.check in FOLDED_PER_KIND else min_area.get(f.check)
         if (limit is not None and listed.where is not None and listed.size is not None
                 and listed.size_unit == "m2" and listed.size < limit):
             small.setdefault(f.check, []).append(listed)
@@ -176,7 +182,8 @@ def apply_min_area(pairs: list, min_area: dict) -> list:
     for check, rows in small.items():
         area = sum(float(r.size) for r in rows)
         tris = np.unique(np.concatenate([np.asarray(r.triangles, np.int64) for r in rows]))
-        what = "island(s)" if check == "islands" else "cramped region(s)"
+        what = {"islands": "island(s)", "headroom": "low-headroom region(s)"}.get(
+            check, "cramped region(s)")
         finding = Finding(check, f"{check}: {BELOW_MIN_AREA}", "no problem", BELOW_MIN_AREA,
                           None, f"{check}: {len(rows)} {what} ({area:.1f} m²) smaller than "
                                 f"the minimum area {min_area[check]:g} m², not listed one "

@@ -152,8 +152,8 @@ class LevelResults:
     timings: dict = field(default_factory=dict)
     waivers: tuple = ()  # gate.Waiver: findings marked as intended (core/checks/gate.py)
     severity: dict = field(default_factory=dict)  # finding kind -> severity override
-    min_area: dict = field(default_factory=dict)  # "islands" / "stand" -> m^2 listed from
-    # (over the defaults of severity.min_areas: one footprint of the character)
+    min_area: dict = field(default_factory=dict)  # check -> m^2 listed from (gate.MIN_AREA_CHECKS;
+    # over the defaults of severity.min_areas: one footprint of the character)
 
     @property
     def finding_triangles(self) -> np.ndarray:
@@ -300,8 +300,9 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
     """Every finding of the level as (Listed, bracket): the expectations that did not hold
     (capsules, walks, frame rates, targets), the audits' problems (scoped by reachability
     when the level has spawns), where the character cannot go (islands, traps) and the
-    level's own warnings; islands and cramped regions below their minimum area counted in
-    one info per check (``severity.min_areas``). The one counting rule of the panel,
+    level's own warnings; islands, cramped regions and render-vs-collision differences below
+    their minimum area counted in one info per check (per kind of difference;
+    ``severity.min_areas``). The one counting rule of the panel,
     report.json, JUnit and report.png (core/checks/findings.py)."""
     out = []
     for finding in res.findings:
@@ -338,12 +339,14 @@ def _findings(res: LevelResults, names: TriangleNames) -> list:
                                 spawns_in_walls(res.mesh, feet, res.settings), reach,
                                 names.label))
         out.extend((listed, False) for listed in region_findings(reach))
+    minimum = min_areas(res.settings, res.min_area)
     if res.diff is not None:
-        out.extend(diff_findings(res.diff, names, TriangleNames(res.render_geometry)))
+        out.extend(diff_findings(res.diff, names, TriangleNames(res.render_geometry),
+                                 minimum.get("collision_diff")))
     unscoped = ran and reach is None
     out.extend((Listed(f, np.empty(0, np.int64)), False)
                for f in level_findings(res.warnings, res.has_checks, unscoped))
-    return apply_min_area(out, min_areas(res.settings, res.min_area))
+    return apply_min_area(out, minimum)
 
 
 def level_report(res: LevelResults, *, level: str = "level", file: str | None = None,

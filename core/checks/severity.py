@@ -20,12 +20,15 @@ expectation): the panel counts those too ("N errors, M warnings, K passed").
 ``SEVERITIES`` is ordered most severe first; ``rank`` sorts findings so (next/previous finding
 in the panel, the console, the report).
 
-Minimum areas (``min_areas``): an island or a cramped region smaller than the character's
-footprint (pi x radius^2: 0.456 m² for Quake's player, 0.385 m² for the default 0.35 m) is
-counted in one info per check, not a warning each (``gate.apply_min_area``). Smaller floor
-holds the capsule at a few foot points at most: no room to move, nothing a player uses or
-is stopped by (slivers between brushes, the tops of trims). A sidecar's ``min_area`` or
-``--min-area CHECK=M2`` sets another (0 lists every one); docs/decisions.md "Minimum areas".
+Minimum areas (``min_areas``): an island, a cramped or low-headroom region or a
+render-vs-collision difference smaller than the character's footprint (pi x radius^2:
+0.456 m² for Quake's player, 0.385 m² for the default 0.35 m) is counted in one info per
+check (per kind of difference), not a warning each (``gate.apply_min_area``,
+``diff_report.split_small``).
+Smaller floor holds the capsule at a few foot points at most: no room to move, nothing a
+player uses or is stopped by (slivers between brushes, the tops of trims). A sidecar's
+``min_area`` or ``--min-area CHECK=M2`` sets another (0 lists every one); docs/decisions.md
+"Minimum areas".
 """
 
 from __future__ import annotations
@@ -105,7 +108,10 @@ def count_by_severity(severities) -> dict:
 # islands in view are either single cells (0.04-0.16 m²) or 0.84 m² and more, the cramped
 # regions on reached floor 0.03-0.40 m² (slots and corners between brushes) or 1.7 m² and
 # more: one footprint (0.456 m²) lies in both gaps (test_findings::test_min_area_defaults_*).
-MIN_AREA_FOOTPRINTS = {"islands": 1.0, "stand": 1.0}
+# Low-headroom regions too: 13 of oa_koth1's 18 are 0.015-0.43 m² (floor running a few cm
+# under a brush), and render-vs-collision differences: 31 of am_lavaarena's 32 invisible
+# walls are 0.04-0.15 m² (render floor 5 cm into clip); docs/decisions.md "Minimum areas".
+MIN_AREA_FOOTPRINTS = {"islands": 1.0, "stand": 1.0, "headroom": 1.0, "collision_diff": 1.0}
 
 
 def min_areas(settings=None, overrides=None) -> dict:

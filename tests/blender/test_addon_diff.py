@@ -283,3 +283,33 @@ def test_render_is_every_visible_mesh_outside_the_collision_collection(scene, bp
     assert render.objects == ("Floor",)  # not the capsule, not the hidden box
     assert bpy.ops.capsule_collision.collision_diff() == {"FINISHED"}
     assert {r.object for r in _rows(scene)} == {"", "Floor", "Crate_proxy"}
+
+
+def test_a_difference_smaller_than_the_footprint_is_one_info_row_to_select(
+        scene, bpy_module, mods):
+    """A 2 cm post only the collision has (``UCX_Post``) blocks less floor than the
+    character's footprint (0.385 m² for the default 0.35 m): one info row per object its
+    faces lie on (core's ``diff_report.split_small``, as report.json), not a warning; its
+    faces select and the attribute still marks them; the crate stays a warning."""
+    bpy = bpy_module
+    _level(bpy, scene)
+    bh.box("UCX_Post", (-1.0, 3.0, -0.2), (-0.98, 3.02, 2.0))
+    bpy.context.view_layer.update()
+    assert bpy.ops.capsule_collision.collision_diff() == {"FINISHED"}
+    rows = _rows(scene)
+    assert "1 invisible wall, 1 more smaller than the character's footprint" in rows[0].label
+    small = [r for r in rows if r.got == "below_min_area"]
+    assert small and all(r.severity == "INFO" and r.count == 1 for r in small)
+    assert {r.finding for r in small} == {"invisible_wall: below_min_area"}
+    post = [r for r in small if r.object == "UCX_Post"][0]
+    assert "smaller than the character's footprint" in post.label and 0.0 < post.size < 0.385
+    assert {r.severity for r in rows[1:] if r.got == "invisible_wall"} == {"WARNING"}
+    index = list(scene.capsule_collision.results).index(post)
+    assert bpy.ops.capsule_collision.select_result(index=index) == {"FINISHED"}
+    bpy.ops.object.mode_set(mode="OBJECT")
+    ob = bpy.data.objects["UCX_Post"]
+    sel = np.empty(len(ob.data.polygons), bool)
+    ob.data.polygons.foreach_get("select", sel)
+    want = mods.props.decode_faces(post.faces)
+    assert want.size and np.flatnonzero(sel).tolist() == sorted(want.tolist())
+    assert set(np.flatnonzero(_codes(ob)).tolist()) == set(want.tolist())

@@ -434,3 +434,23 @@ def test_nested_checks_drive_one_progress_bar(addon):
     assert wm.progress_begin.call_args_list == [mock.call(0, 3)]
     assert wm.progress_update.call_args_list == [mock.call(1), mock.call(2), mock.call(3)]
     assert wm.progress_end.call_count == 1 and operators.Progress.active == 0
+
+
+def test_a_flight_the_character_jumps_is_an_info_row(scene, bpy_module, mods):
+    """Stair Audit with a spawn: a flight of 0.8 m risers (1 m treads) is an info row
+    "climbed by jumping" when the character jumps 1.0 m (the flood reaches its top), a
+    warning row when it jumps 0.7 m or not at all (core's rule, ``findings.climbed_by_jumping``)."""
+    bpy = bpy_module
+    scene.capsule_collision.live_check = False
+    v, f = S.grid(10, 20.0)
+    S.mesh_object(bpy, "Ground", v, f)
+    S.staircase(bpy, "Steps", [0.8] * 3, [1.0, 1.0, 2.0])
+    S.capsule(bpy, "Spawn", (-3.0, 0.0, 0.0)).capsule_collision.spawn = True
+    update(bpy)
+    for jump, severity in ((1.0, "INFO"), (0.7, "WARNING"), (0.0, "WARNING")):
+        scene.capsule_collision.jump_height = jump
+        assert bpy.ops.capsule_collision.stair_audit() == {"FINISHED"}
+        (row,) = [r for r in scene.capsule_collision.results if r.kind == "STAIRS"]
+        assert (row.severity, row.check) == (severity, "stairs"), row.label
+        assert ("climbed by jumping: riser 0.80 m" in row.label) == (severity == "INFO")
+        assert row.object == "Steps" and row.face_count >= 3

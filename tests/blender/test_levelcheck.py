@@ -686,7 +686,8 @@ def test_a_shipped_map_lists_problems_where_a_player_can_be(tmp_path):
               if f["check"] in ("stand", "headroom") and f["severity"] == "warning"]
     assert warned and len(warned) <= 40
     # issue 24's budget through the CLI (Quake's player jumps): at most 40 audit and
-    # reachability warnings (measured 28), every spawn floods
+    # reachability warnings (measured 24: its 4 flights of 0.81 m risers are infos, the jump
+    # climbs them), every spawn floods
     budget = [f for f in lv["findings"] if f["severity"] == "warning"
               and f["check"] in ("stand", "headroom", "stairs", "islands", "traps")]
     assert len(budget) <= 40, collections.Counter(f["check"] for f in budget)

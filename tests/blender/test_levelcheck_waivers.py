@@ -212,6 +212,40 @@ def test_islands_smaller_than_the_minimum_area_are_counted_in_one_info(tmp_path)
     assert proc.returncode == 2 and "--min-area.ledges" in proc.stderr
 
 
+def test_differences_smaller_than_the_footprint_are_counted_in_one_info_per_kind(tmp_path):
+    """Render against collision (sidecar "render"): the clip has a 1 x 2 m crate and a 2 cm
+    post the render lacks. The post blocks less floor than the character's footprint (pi r^2,
+    0.385 m² for the default 0.35 m): by default it is one info (got below_min_area), the
+    crate a warning; --min-area collision_diff=0 lists both, a larger minimum (or the
+    sidecar's) folds both into one info counting 2; a bad value is exit 2 naming it."""
+    write_level(tmp_path / "render.obj", {}, boxes=BOXES[:1])
+    clip = (*BOXES[:1], ("Crate", (-6, -6, 0), (-5, -4, 2.5)), ("Post", (4, 4, 0), (4.02, 4.02, 2)))
+    level = write_level(tmp_path / "clip.obj", _spawned(render="render.obj"), boxes=clip)
+    opts = [*FAST, "--checks", "collision_diff", "--fail-on", "warning"]
+
+    def diffs(out, *more):
+        proc = levelcheck(level, "--out", tmp_path / out, *opts, *more)
+        assert proc.returncode in (0, 1), proc.stderr
+        return proc.returncode, [(f["got"], f["severity"], f["count"])
+                                 for f in _findings(tmp_path / out, "collision_diff")]
+
+    assert diffs("default") == (1, [("invisible_wall", "warning", 1),
+                                    ("below_min_area", "info", 1)])
+    (info,) = [f for f in _findings(tmp_path / "default", "collision_diff") if f["count"] == 1
+               and f["got"] == "below_min_area"]
+    assert info["name"] == "invisible_wall: below_min_area" and info["face_count"] > 0
+    assert 0.2 < info["size"] < 0.385
+    assert diffs("all", "--min-area", "collision_diff=0") == (
+        1, [("invisible_wall", "warning", 1)] * 2)
+    assert diffs("none", "--min-area", "collision_diff=100") == (
+        0, [("below_min_area", "info", 2)])
+    write_level(level, _spawned(render="render.obj", min_area={"collision_diff": 100}),
+                boxes=clip)
+    assert diffs("side") == (0, [("below_min_area", "info", 2)])
+    proc = levelcheck(level, "--out", tmp_path / "bad", *opts, "--min-area", "collision_diff=-1")
+    assert proc.returncode == 2 and "--min-area.collision_diff" in proc.stderr
+
+
 def test_an_excluded_object_is_not_part_of_the_level(tmp_path):
     level = write_level(tmp_path / "yard.obj", dict(_spawned(), **buried("A")))
     assert levelcheck(level, "--out", tmp_path / "all", *FAST, *REACH).returncode == 1

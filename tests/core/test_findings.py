@@ -248,31 +248,36 @@ def _listed_pairs(kind, sizes, settings):
                                         point=np.array([3.0 * k, 0.0, 1.0]), visible=True)
                         for k, a in enumerate(sizes))
         listed = region_findings(SimpleNamespace(islands=regions, traps=()))
-    else:
-        n = len(sizes)
+    else:  # "stand" or "headroom": one region per size, its own face (headroom: its ceiling
+        n = len(sizes)  # 0.5 m down to 0.1 m above the floor)
         stand = SimpleNamespace(faces=np.arange(n), depth=np.linspace(0.5, 0.1, n),
+                                clearance=np.linspace(0.5, 0.1, n),
                                 position=np.arange(3.0 * n).reshape(n, 3) * 3.0,
                                 region=np.arange(n), region_area=np.asarray(sizes, float))
-        listed = audit_findings("stand", stand, settings)
+        listed = audit_findings(kind, stand, settings)
     return [x for x, _ in apply_min_area([(x, False) for x in listed], min_areas(settings))]
 
 
-@pytest.mark.parametrize("kind", ["islands", "stand"])
+@pytest.mark.parametrize("kind", ["islands", "stand", "headroom"])
 def test_min_area_defaults_one_footprint_just_below_is_one_info_just_above_a_warning(kind):
-    """Issue 24/27 defaults: an island or cramped region smaller than the character's
-    footprint (pi r^2: 0.456 m² for Quake's r = 0.381 m) is counted in one info, one just
-    larger is a warning of its own; a sidecar's 0 lists every one."""
+    """Issue 24/27 defaults: an island, a cramped or a low-headroom region smaller than the
+    character's footprint (pi r^2: 0.456 m² for Quake's r = 0.381 m) is counted in one info,
+    one just larger is a warning of its own; a sidecar's 0 lists every one."""
     from capsule_collision.core import ControllerSettings
     from capsule_collision.core.checks.gate import apply_min_area
     from capsule_collision.core.checks.severity import min_areas
 
     quake = ControllerSettings(radius=0.381, height=1.4224, step_height=0.4572)
-    assert min_areas(quake) == {"islands": 0.456, "stand": 0.456}  # pi r^2 to the 0.001 m²
+    assert min_areas(quake) == dict.fromkeys(("islands", "stand", "headroom", "collision_diff"),
+                                             0.456)  # pi r^2 to the 0.001 m²
     foot = 0.456
     out = _listed_pairs(kind, [0.999 * foot, 1.001 * foot, 0.05], quake)
+    got = {"islands": "island", "stand": "cramped", "headroom": "low_headroom"}[kind]
     assert [(x.finding.severity, x.finding.got, x.counted) for x in out] == [
-        ("warning", "island" if kind == "islands" else "cramped", 1),
-        ("info", "below_min_area", 2)]
+        ("warning", got, 1), ("info", "below_min_area", 2)]
+    what = {"islands": "island(s)", "stand": "cramped region(s)",
+            "headroom": "low-headroom region(s)"}[kind]
+    assert f"2 {what} (" in out[1].finding.message
     assert out[0].size == pytest.approx(1.001 * foot)
     assert out[1].size == pytest.approx(0.999 * foot + 0.05)
     assert "smaller than the minimum area 0.456 m²" in out[1].finding.message
