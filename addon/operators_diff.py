@@ -53,30 +53,41 @@ def _box(level, tris) -> tuple:
     return tuple(pts.min(0)) + tuple(pts.max(0))
 
 
+def _object_groups(sides):
+    """(word, level, object name, instancer, mapped faces, unmapped count, triangles) of each
+    object that the faces of ``sides`` ((word, LevelGeometry, faces)) lie on."""
+    for word, level, faces in sides:
+        for obj_index, mapped, unmapped, tris in results.group_triangles(level, faces):
+            level_name = level.objects[obj_index]
+            target = results.object_for(level_name)
+            name = target.name if target is not None else level_name
+            yield (word, level, name, results.instancer_of(level_name, target), mapped,
+                   unmapped, tris)
+
+
+def _row(level, name, instancer, mapped, unmapped, tris) -> dict:
+    """The fields of a difference's row on one object (label, value, severity added)."""
+    return {"kind": DIFF_KIND, "capsule": "", "object": name, "instancer": instancer,
+            "face_count": int(mapped.size + unmapped), "faces": mapped,
+            "unmapped": int(unmapped), "stamp": level.stamp, "inputs": "",
+            "has_bounds": True, "bounds": _box(level, tris)}
+
+
 def problem_rows(problem, k, sides) -> list[dict]:
     """Rows of one problem: one per (side, object) its faces lie on. ``sides``: (word,
     LevelGeometry, faces) for render and collision."""
     rows = []
     size = (f"{problem.size:.3g} m" if problem.kind == "walk_through_wall"
             else f"{problem.size:.3g} m²")
-    for word, level, faces in sides:
-        for obj_index, mapped, unmapped, tris in results.group_triangles(level, faces):
-            level_name = level.objects[obj_index]
-            target = results.object_for(level_name)
-            name = target.name if target is not None else level_name
-            n = int(mapped.size + unmapped)
-            rows.append({
-                "kind": DIFF_KIND, "capsule": "", "object": name,
-                "instancer": results.instancer_of(level_name, target),
-                "label": f"{DIFF_WORDS[problem.kind]} {k}: {size} at "
-                         f"{format_vector(problem.point, 2)}: {n} face{'' if n == 1 else 's'}"
-                         f" of {name} ({word}); {problem.cause}",
-                "face_count": n, "value": float(problem.size), "faces": mapped,
-                "unmapped": int(unmapped), "stamp": level.stamp, "inputs": "",
-                "severity": problem.severity.upper(), "has_bounds": True,
-                "bounds": _box(level, tris),
-                "position": tuple(np.asarray(problem.point, float) / level.unit_scale),
-                **diff_identity(problem)})
+    for word, level, name, instancer, mapped, unmapped, tris in _object_groups(sides):
+        n = int(mapped.size + unmapped)
+        label = (f"{DIFF_WORDS[problem.kind]} {k}: {size} at {format_vector(problem.point, 2)}"
+                 f": {n} face{'' if n == 1 else 's'} of {name} ({word}); {problem.cause}")
+        rows.append({
+            **_row(level, name, instancer, mapped, unmapped, tris), "label": label,
+            "value": float(problem.size), "severity": problem.severity.upper(),
+            "position": tuple(np.asarray(problem.point, float) / level.unit_scale),
+            **diff_identity(problem)})
     return rows
 
 
@@ -86,24 +97,16 @@ def small_rows(small, sides) -> list[dict]:
     one finding (check ``collision_diff``, its name, got ``below_min_area``)."""
     rows = []
     n = len(small.problems)
-    for word, level, faces in sides:
-        for obj_index, mapped, unmapped, tris in results.group_triangles(level, faces):
-            level_name = level.objects[obj_index]
-            target = results.object_for(level_name)
-            name = target.name if target is not None else level_name
-            count = int(mapped.size + unmapped)
-            rows.append({
-                "kind": DIFF_KIND, "capsule": "", "object": name,
-                "instancer": results.instancer_of(level_name, target),
-                "label": f"{DIFF_WORDS[small.kind]}: {n} smaller than the character's "
-                         f"footprint, {small.area:.2f} m² in all: {count} "
-                         f"face{'' if count == 1 else 's'} of {name} ({word}); not listed "
-                         f"one by one",
-                "face_count": count, "value": float(small.area), "faces": mapped,
-                "unmapped": int(unmapped), "stamp": level.stamp, "inputs": "",
-                "severity": "INFO", "has_bounds": True, "bounds": _box(level, tris),
-                "check": "collision_diff", "finding": small.name, "expected": DIFF_EXPECTED,
-                "got": BELOW_MIN_AREA, "count": n, "size": small.area, "size_unit": "m2"})
+    for word, level, name, instancer, mapped, unmapped, tris in _object_groups(sides):
+        count = int(mapped.size + unmapped)
+        label = (f"{DIFF_WORDS[small.kind]}: {n} smaller than the character's footprint, "
+                 f"{small.area:.2f} m² in all: {count} face{'' if count == 1 else 's'} of "
+                 f"{name} ({word}); not listed one by one")
+        rows.append({
+            **_row(level, name, instancer, mapped, unmapped, tris), "label": label,
+            "value": float(small.area), "severity": "INFO",
+            "check": "collision_diff", "finding": small.name, "expected": DIFF_EXPECTED,
+            "got": BELOW_MIN_AREA, "count": n, "size": small.area, "size_unit": "m2"})
     return rows
 
 
