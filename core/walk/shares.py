@@ -18,11 +18,16 @@ A child that dies (killed, out of memory) fails the run with WorkerDied (a Runti
 naming ``what`` and its exit code; an exception in a child is raised here; on any way out
 the children are stopped.
 
-SIGINT and SIGTERM are held (blocked) while this process forks. A Python signal handler that
-raises (the CLI's stop) would otherwise run inside an at-fork hook (``logging``'s, for one),
-where Python prints the exception and ignores it: the run went on as if never stopped. Held,
-the signal arrives after the fork, in this module's code, and stops the run; the child (which
-does not inherit pending signals) sets its own handlers before it lets them through.
+SIGINT and SIGTERM are held while this process forks. A Python signal handler that raises
+(the CLI's stop) would otherwise run inside an at-fork hook (``logging``'s, for one), where
+Python prints the exception and ignores it: the run went on as if never stopped. Held, the
+stop is raised after the fork, in this module's code. Blocking the signals in this thread is
+not enough: another thread (numpy's BLAS, a thread pool) may take a signal sent to the
+process, and Python then runs the handler in the main thread wherever it is, the hook
+included. So while forking, a raising (Python) handler is swapped for one that notes the
+signal, and the original is called once the fork is done. The signals are blocked too, so
+that the child (which inherits the mask, not pending signals) sets its own handlers before
+it lets them through.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import contextlib
 import multiprocessing
 import multiprocessing.connection
 import signal
+import threading
 
 import numpy as np
 
@@ -93,16 +99,26 @@ def run_shares(work, n: int, workers: int, what: str) -> tuple[list, list]:
 
 @contextlib.contextmanager
 def _signals_held():
-    """HELD_SIGNALS blocked in this thread for the block (module docstring); one that came
-    meanwhile is delivered when the block ends, in this thread's ordinary code."""
-    if not hasattr(signal, "pthread_sigmask"):  # no fork there either
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
+    """HELD_SIGNALS held for the block (module docstring): blocked in this thread, and in the
+    main thread their Python handlers swapped for one that notes them; the originals are
+    restored after the block and called for each signal noted, in ordinary code."""
+    noted: list = []
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in HELD_SIGNALS:
+            if callable(signal.getsignal(sig)):
+                saved[sig] = signal.signal(sig, lambda signum, _frame: noted.append(signum))
+    blocking = hasattr(signal, "pthread_sigmask")  # not on Windows (no fork there either)
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS) if blocking else None
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+        if blocking:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for signum in noted:
+            saved[signum](signum, None)
 
 
 def _collect(children, what: str) -> list:
