@@ -697,9 +697,9 @@ def test_a_shipped_map_lists_problems_where_a_player_can_be(tmp_path):
     away = [f for f in lv["findings"] if f["got"] == "out_of_reach"]
     assert away and all(f["severity"] == "info" and f["count"] >= 1 for f in away)
     # the flood of the same level, in core: each warning's faces meet reachable floor.
-    # Blender's importer drops repeated faces, so the CLI's triangle indices are not the
-    # .npz's: each warning is matched to core's own finding of the same check, cause and size
-    # (the nearest such), whose faces are judged
+    # the CLI reads the OBJ (float32 vertices written as text), not the .npz: each warning
+    # is matched to core's own finding of the same check, cause and size (the nearest
+    # such), whose faces are judged
     mesh = core.TriangleMesh(level.vertices, level.triangles)
     run = core.report.run_checks(mesh, core.ControllerSettings(**real_levels.QUAKE_PLAYER),
                                  spawns=level.spawn_feet,

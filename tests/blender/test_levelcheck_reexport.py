@@ -8,13 +8,14 @@ against collision). The first run is the baseline; then both OBJ files are writt
 another exporter would, every triangle's winding kept but the faces in reversed order and the
 vertices permuted, and the second run against that baseline lists no new finding.
 
-The level is the map as Blender holds it: of two coincident faces (the same three vertices: a
-face two Quake brushes share, written once per brush, facing each way) only the first is
-written, as Blender's OBJ importer keeps it. Written raw in reversed order, the importer
-would keep the OTHER one of each pair: another mesh (a few floors then face down), whose
-reachability differs (oa_bases7: 3 findings of 336 move with it, under load), which no
-identity rule can call the same; an exporter writing a level from Blender never has such
-pairs."""
+The level is the map as a Blender scene holds it after a validated import: of two coincident
+faces (the same three vertices: a face two Quake brushes share, written once per brush,
+facing each way) only the first is written. Written raw and reversed, keeping the other one
+of each pair would give another mesh (a few floors then face down), whose reachability
+differs (oa_bases7: 3 findings of 336 move with it), which no identity rule can call the
+same; an exporter writing a level from Blender never has such pairs. (levelcheck itself reads
+an OBJ as written, both faces of a pair kept: docs/decisions.md "OBJ levels read as
+written".)"""
 
 import json
 import pathlib
@@ -50,7 +51,7 @@ def write_obj(path, vertices, triangles, reorder=False):
 
 def once(triangles):
     """``triangles`` (M, 3) without the faces whose vertex set an earlier face has (the first
-    of coincident faces kept, in file order, as Blender's OBJ importer does)."""
+    of coincident faces kept, in file order)."""
     t = np.asarray(triangles, np.int64)
     _, first = np.unique(np.sort(t, axis=1), axis=0, return_index=True)
     return t[np.sort(first)]

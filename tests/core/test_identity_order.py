@@ -2,8 +2,8 @@
 every finding known).
 
 Regression: am_lavaarena re-exported with its faces reversed turned one island of 1.30 m^2
-"new". Blender's OBJ importer keeps the first of two coincident faces, so the reversed file
-kept the other face of a few brush pairs: one more (hidden) island appeared above the 1.30
+"new". Blender's validating OBJ importer kept one of two coincident faces, so the reversed
+file kept the other face of a few brush pairs: one more (hidden) island appeared above the 1.30
 m^2 island in the largest-first order, which pushed that island, tied in area with two
 others, past the 40 regions whose line of sight was computed: an island past that rank was
 "visible" by default, listed as a warning. Now every region's line of sight is computed, the
