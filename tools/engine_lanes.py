@@ -71,6 +71,7 @@ def prism(profile, y0, y1):
 
 # ---------------------------------------------------------------- limit lanes
 WIDTH = 4.0  # metres across a lane (y from -2 to 2)
+RADIUS, PADDING = 0.35, 0.02  # metres: the engines README's character (radius, padding/offset)
 X0 = 2.0  # metres: where each lane's feature begins
 
 
@@ -156,10 +157,13 @@ def lips(deg, lip_height=0.0, lip_depth=0.0, height=3.0, drop=20.0, start_at=0.4
     is a lip above a ``drop`` m fall (a floor 20 m below, running 20 m back along -x): with
     ``lip_depth`` 0 the slope's own edge, else a flat ledge ``lip_depth`` m deep at the
     slope's foot, raised by a curb ``lip_height`` m high along its whole depth. The
-    character starts on the slope (``start_at`` of its height up) and walks up it towards a
-    goal on the platform at its top, which it cannot climb: it slides down onto the lip
-    and stands on it, slides off it and falls, or stays on the slope, as each controller
-    does."""
+    character starts on the slope (``start_at`` of its height up), its lower sphere resting
+    on it a padding off it, and walks up it towards a goal on the platform at its top,
+    which it cannot climb: it slides down onto the lip and stands on it, slides off it and
+    falls, or stays on the slope, as each controller does. (Until issue 26 the foot
+    started 5 cm above the slope, the capsule sunk 0.09-0.21 m into it, which each walker
+    resolved its own way: Rapier along the normal at 50 deg, not at all at 60 deg, lifted
+    0.22 m at 70 deg.)"""
     run = height / math.tan(math.radians(deg))
     x1 = X0 + run
     x_lip = X0 - lip_depth
@@ -174,7 +178,9 @@ def lips(deg, lip_height=0.0, lip_depth=0.0, height=3.0, drop=20.0, start_at=0.4
     note = ("bare edge" if lip_depth <= 0.0 else
             f"{lip_depth * 100:g} cm ledge" + (f", {lip_height * 100:g} cm curb"
                                                 if lip_height > 0.0 else ""))
-    return Lane("lips", deg, " deg", v, t, (xs, 0.0, start_at * height + 0.05),
+    # the foot above the slope where the lower sphere rests a padding off it (not sunk in it)
+    rest = (RADIUS + PADDING) / math.cos(math.radians(deg)) - RADIUS
+    return Lane("lips", deg, " deg", v, t, (xs, 0.0, start_at * height + rest),
                 (x1 + 3.0, 0.0, height), note)
 
 
@@ -182,7 +188,7 @@ def along_wall(deg, length=8.0):
     """Walking into a 3 m wall at ``deg`` degrees off parallel (it slides along the wall):
     the wall's face at y = 0.5, the goal 8 m on, 0.1 m from where the character can stand."""
     a = math.radians(deg)
-    gy = 0.5 - 0.35 + 0.1  # the wall's face, less the radius, plus 0.1: within reach
+    gy = 0.5 - RADIUS + 0.1  # the wall's face, less the radius, plus 0.1: within reach
     start_y = gy - length * math.tan(a)
     # the floor reaches 1 m past the start (the 30 deg lane starts 4.4 m from the wall)
     v, t = merge([grid(-3.0, length + 3.0, min(-3.0, start_y - 1.0), 3.0),

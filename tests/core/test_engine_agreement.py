@@ -84,10 +84,12 @@ def test_rapier_preset_agrees_with_rapier_at_every_limit(walks):
 
 def test_rapier_preset_stays_on_steep_slopes_above_a_lip_as_rapier_does():
     """Issue 20's lips: on a 50-70 deg slope above a 20 m drop, walking up it, Rapier stays
-    on the slope (grounded, it does not slide); so does the Rapier preset, within 0.25 m
-    after the whole walk (issue 26: held where it walks into the slope; measured 0.02,
-    0.12 and 0.20 m, Rapier creeping up and sideways; 0.6-0.9 m when the preset still slid
-    down one frame of gravity a frame)."""
+    on the slope (grounded, it does not slide); so does the Rapier preset, within 0.1 m
+    after the whole walk (issue 26: held where it walks into the slope; 0.6-0.9 m when the
+    preset still slid down one frame of gravity a frame). Named regression: until the
+    lanes started the capsule resting on the slope (a skin's width off it) it started sunk
+    0.09-0.21 m into it, which Rapier resolved its own way at each angle (along the normal
+    at 50 deg, not at all at 60 deg, lifted 0.22 m at 70 deg): ends 0.12 and 0.20 m apart."""
     settings = model_settings("rapier")
     job = make_job("lips", [lips(50.0), lips(60.0, 0.0, 0.02), lips(70.0, 0.1, 0.05)])
     reps, _frames, _sec = walk_ours(job, settings, 1.0 / HZ, single=False)
@@ -95,7 +97,7 @@ def test_rapier_preset_stays_on_steep_slopes_above_a_lip_as_rapier_does():
     theirs = engine_outcomes(job, run_rapier_py(job, 1.0 / HZ))
     assert [lip_place(o) for o in theirs] == ["slope"] * 3
     assert [lip_place(o) for o in ours] == ["slope"] * 3
-    assert max(float(np.linalg.norm(o.end - e.end)) for o, e in zip(ours, theirs)) < 0.25
+    assert max(float(np.linalg.norm(o.end - e.end)) for o, e in zip(ours, theirs)) < END_AGREE
 
 
 # issue 26: flights either side of Rapier's climb (0.4287 m; 3-6 risers on 25-40 cm treads,
