@@ -152,7 +152,8 @@ def lip(deg, lip_depth=0.1, height=2.0):
                 (x1 + lip_depth + 2.0, 0.0, height + 1.0))
 
 
-def lips(deg, lip_height=0.0, lip_depth=0.0, height=3.0, drop=20.0, start_at=0.4):
+def lips(deg, lip_height=0.0, lip_depth=0.0, height=3.0, drop=20.0, start_at=0.4,
+         hidden_floor=True):
     """Issue 20's lip: a steep slope of ``deg`` degrees, ``height`` m high, whose lower edge
     is a lip above a ``drop`` m fall (a floor 20 m below, running 20 m back along -x): with
     ``lip_depth`` 0 the slope's own edge, else a flat ledge ``lip_depth`` m deep at the
@@ -160,22 +161,30 @@ def lips(deg, lip_height=0.0, lip_depth=0.0, height=3.0, drop=20.0, start_at=0.4
     character starts on the slope (``start_at`` of its height up), its lower sphere resting
     on it a padding off it, and walks up it towards a goal on the platform at its top,
     which it cannot climb: it slides down onto the lip and stands on it, slides off it and
-    falls, or stays on the slope, as each controller does. (Until issue 26 the foot
+    falls, or stays on the slope, as each controller does. The slope stands on a block
+    whose top face, hidden under it, ends on the slope's lower edge (walkable: Jolt stands
+    on that edge); ``hidden_floor`` False (a bare edge only) makes the slope's own solid
+    reach down to the drop instead, nothing walkable at its edge. (Until issue 26 the foot
     started 5 cm above the slope, the capsule sunk 0.09-0.21 m into it, which each walker
     resolved its own way: Rapier along the normal at 50 deg, not at all at 60 deg, lifted
     0.22 m at 70 deg.)"""
     run = height / math.tan(math.radians(deg))
     x1 = X0 + run
     x_lip = X0 - lip_depth
-    parts = [box((x1, -WIDTH / 2, -drop), (x1 + 6.0, WIDTH / 2, height)),
-             prism([(X0, 0.0), (x1, 0.0), (x1, height)], -WIDTH / 2, WIDTH / 2),
-             box((x_lip, -WIDTH / 2, -drop), (x1, WIDTH / 2, 0.0)),
-             grid(x_lip - 20.0, x_lip, -WIDTH / 2, WIDTH / 2, z=-drop)]
+    top = box((x1, -WIDTH / 2, -drop), (x1 + 6.0, WIDTH / 2, height))
+    below = grid(x_lip - 20.0, x_lip, -WIDTH / 2, WIDTH / 2, z=-drop)
+    if hidden_floor or lip_depth > 0.0:
+        parts = [top, prism([(X0, 0.0), (x1, 0.0), (x1, height)], -WIDTH / 2, WIDTH / 2),
+                 box((x_lip, -WIDTH / 2, -drop), (x1, WIDTH / 2, 0.0)), below]
+    else:
+        parts = [top, prism([(X0, -drop), (x1, -drop), (x1, height), (X0, 0.0)],
+                            -WIDTH / 2, WIDTH / 2), below]
     if lip_height > 0.0:
         parts.append(box((x_lip, -WIDTH / 2, 0.0), (X0, WIDTH / 2, lip_height)))
     v, t = merge(parts)
     xs = X0 + start_at * run
-    note = ("bare edge" if lip_depth <= 0.0 else
+    note = (("bare edge" if hidden_floor else "bare edge, nothing under it")
+            if lip_depth <= 0.0 else
             f"{lip_depth * 100:g} cm ledge" + (f", {lip_height * 100:g} cm curb"
                                                 if lip_height > 0.0 else ""))
     # the foot above the slope where the lower sphere rests a padding off it (not sunk in it)

@@ -60,7 +60,7 @@ from ..constants import (
 )
 from ..geometry.shapes import Capsule
 from ..geometry.validate import as_point
-from .ground import Ground, Probe, classify_ground, inside_triangles
+from .ground import Ground, Probe, classify_ground, edge_plane_support, inside_triangles
 from .moves import (
     Climb,
     Floor,
@@ -247,6 +247,8 @@ class CharacterController:
         fl = self.stick_to_floor(st.feet, st.probe, fg.snap_ok, st.stepped, slid.trapped)
         cl = classify_ground(self, fl.feet, fl.probe,
                              None if self.settings.exact else slid.block.triangle >= 0)
+        if self.settings.model == "jolt":
+            cl = edge_plane_support(self, feet, cl.feet, start, cl.ground)
         return MoveBatch(cl.feet, cl.ground, st.stepped, slid.iterations,
                          slid.depenetration + fl.depenetration, slid.block, st.riser, st.tread,
                          slid.hits, st.refused)

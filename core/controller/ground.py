@@ -249,3 +249,53 @@ def _cradles(u, cos_max, q, normal, up_c, state, gnorm):
     held = (state == IN_AIR) & (cnt >= 2) & (alen > 0.0) & (avg @ u >= cos_max)
     state[held] = ON_GROUND
     gnorm[held] = avg[held]
+
+
+def edge_plane_support(queries, feet0, feet1, start: Ground, end: Ground) -> Classified:
+    """The ``"jolt"`` model's edge planes: characters that slid on steep ground and ended a
+    move in the air stand on the edge of a walkable face whose contact plane the move reached.
+
+    Jolt's CharacterVirtual gathers the contacts around the character before it moves and
+    solves the move against their planes (each through its contact point, its normal from
+    that point to the character); a contact whose plane the move reaches has collided, and
+    a collided contact on a walkable face (its face normal, not the contact's) supports. A
+    character sliding down a steep face past its lower edge, where a walkable face begins
+    (a ledge, or a floor hidden under the slope), meets that face's edge plane within the
+    frame and Jolt stands on the edge; a sweep against the edge itself slides past it along
+    the steep face's plane and ends the frame clear of it, in the air (measured: the
+    ``lips`` lanes of tools/bench_engines.py, docs/benchmarks.md "Lips").
+
+    feet0, feet1 : (N, 3) feet before and after the move; start, end : the Ground the move
+    started and ended on. Returns the feet (set back onto the plane where the move went past
+    it) and the ground, changed only on those characters.
+    """
+    s = queries.settings
+    rows = ((start.state == ON_STEEP_GROUND) & (end.state == IN_AIR)).nonzero()[0]
+    if not rows.size:
+        return Classified(feet1, end)
+    u = s.up_vector
+    d = feet1[rows] - feet0[rows]
+    grown = s.shape_radius + float(np.sqrt(dot_rows(d, d)).max()) + s.ground_probe
+    cb = queries.contacts(feet0[rows], grown)
+    if not cb.query.size:
+        return Classified(feet1, end)
+    q = cb.query
+    face = queries.mesh.normals[cb.triangle]
+    fo = face * np.where(dot_rows(face, cb.normal) < 0.0, -1.0, 1.0)[:, None]
+    reached = (grown - cb.depth - s.shape_radius) + dot_rows(cb.normal, d[q])
+    ok = ((cb.normal @ u > s.support_min_cos) & (fo @ u >= s.cos_max_slope)
+          & (reached <= s.contact_gap))
+    w, k = _best_per_query(q, np.where(ok, cb.normal @ u, -np.inf))
+    if not w.size:
+        return Classified(feet1, end)
+    r = rows[k]
+    feet = feet1.copy()
+    feet[r] += np.maximum(-reached[w], 0.0)[:, None] * cb.normal[w]
+    g = Ground(*(x.copy() for x in end))
+    g.state[r] = ON_GROUND
+    g.normal[r] = fo[w]
+    g.triangle[r] = cb.triangle[w]
+    g.gap[r] = np.maximum(reached[w], 0.0)
+    g.floor[r] = cb.point[w] @ u
+    g.point[r] = cb.point[w]
+    return Classified(feet, g)

@@ -183,6 +183,23 @@ def test_lips_each_model_ends_where_its_engine_does(hz):
         assert [place(r) for r in reps] == [where] * len(lanes), model
 
 
+@pytest.mark.slow  # about 4 s a rate on the 2-core machine
+@pytest.mark.parametrize("hz", RATES)
+def test_the_jolt_model_stands_on_a_slopes_edge_over_a_hidden_floor_as_jolt_does(hz):
+    """Issue 26: sliding down a 60-70 deg slope whose lower edge ends on a walkable face
+    (the top of the block the slope stands on, hidden under it), Jolt stands on that edge:
+    it moves against the planes of the contacts it found before the move, meets that
+    face's edge plane and is supported by it. Jolt (WebAssembly, tools/bench_engines.py)
+    stood on all 6 of these edges at 30, 60 and 120 Hz and fell off all 6 with nothing
+    under the edge. Named regression: the Jolt model swept the edge itself, slid past it
+    and fell 20 m off the 60 deg edge at 60 Hz and the 70 deg edge at 30 Hz."""
+    lanes = [lips(60.0), lips(70.0), lips(60.0, hidden_floor=False),
+             lips(70.0, hidden_floor=False)]
+    _v, reps = verdicts(lanes, MODEL_SETTINGS["jolt"], hz)
+    assert [place(r) for r in reps] == ["lip", "lip", "below", "below"]
+    assert all(-0.3 < r.trace[-1, 2] < -0.1 for r in reps[:2]), [r.trace[-1] for r in reps]
+
+
 def test_only_the_rapier_model_keeps_still_on_steep_ground():
     assert EXACT.slides_on_steep_ground and JOLT.slides_on_steep_ground
     assert not RAPIER.slides_on_steep_ground
