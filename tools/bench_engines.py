@@ -23,7 +23,14 @@ the goal), ``fell`` (it ended more than ``step_height`` below its start), else `
 Ours also names its first event (``step_too_high 0.36`` ...).
 
     python tools/bench_engines.py [--rates 60] [--kinds riser,gap] [--keep DIR [--reuse]]
-        [--no-engines] [--no-timing] [--stop-at-goal]
+        [--no-engines] [--no-timing] [--stop-at-goal] [--copies N [--copy-shift start]]
+
+``--copies N`` also walks each engine on N copies of every lane in one level (copy k in its
+own place, moved by k / N of a frame's stride: the whole copy, or with ``--copy-shift
+start`` only its start, which moves the frame's phase at every edge) and prints, per lane
+where a preset's verdict equals its engine's (the usual single copy), the engine's own end
+spread over its copies and the preset's distance to the nearest copy's end, and per rate
+how many of the lanes whose ends are more than 0.1 m apart are within the engine's spread.
 
 Engines: the runners are found in ``$CAPSULE_ENGINES_RUNNERS`` or ``../shared/peers/engines``
 beside the project root, their npm packages in ``$ENGINES_NODE_MODULES`` (the engines
@@ -67,6 +74,7 @@ from engine_tables import (
     print_lips,
     print_presets,
     print_speed,
+    print_spread,
     print_summary,
 )
 
@@ -271,6 +279,95 @@ def walk_ours(job: Job, settings: ControllerSettings, dt: float, single: bool,
     return reps, sum(len(r.trace) - 1 for r in reps), sec
 
 
+# ---------------------------------------------------------------- copies (--copies N)
+COPY_MARGIN = 10.0  # metres of empty space between two columns of copies (along x)
+COPY_Y = 5.0  # metres: each column of copies lies this much further along +y than the last
+COPY_SHIFTS = ("lane", "start")  # what moves by k / N of a frame's stride (copies_job)
+
+
+@dataclass
+class Copies:
+    """A job of ``n`` copies of a kind's lanes (copy k of lane i is walk k * L + i) and
+    ``offsets`` (n, 3): what to subtract from copy k's end to bring it back to the lane's
+    own frame (metres)."""
+
+    job: Job
+    n: int
+    offsets: np.ndarray
+
+
+def copies_job(kind, lanes, n, dt, shift="lane") -> Copies:
+    """``n`` copies of the lanes of one ``kind`` (laid as ``make_job`` lays them) in one
+    level, copy k in its own column, k x (the lanes' length along x + COPY_MARGIN) along x
+    and k x COPY_Y along y, and moved by d_k = SPEED * dt * k / n, k / n of a frame's
+    stride: with ``shift`` "lane" the whole copy moves d_k along x (the helper of the
+    8-copy measurements in docs/benchmarks.md: each walk is the same up to rounding, in
+    another place of the level); with "start" only its start moves d_k back along the walk
+    (each frame meets every edge d_k later: the frame's phase)."""
+    if shift not in COPY_SHIFTS:
+        raise ValueError(f"shift must be one of {COPY_SHIFTS}, not {shift!r}")
+    base = make_job(kind, lanes)
+    pitch = float(np.ptp(base.vertices[:, 0])) + COPY_MARGIN
+    k = np.arange(n)
+    place = np.column_stack([k * pitch, k * COPY_Y, np.zeros(n)])
+    phase = SPEED * dt * k / n
+    if shift == "lane":
+        place[:, 0] += phase
+    heading = base.goals[:, :2] - base.starts[:, :2]
+    heading = np.column_stack([heading / np.linalg.norm(heading, axis=1, keepdims=True),
+                               np.zeros(len(lanes))])
+    back = phase[:, None, None] * heading[None] * (shift == "start")  # (n, L, 3)
+    v, t = merge([(base.vertices + o, base.triangles) for o in place])
+    starts = (base.starts[None] + place[:, None] - back).reshape(-1, 3)
+    goals = (base.goals[None] + place[:, None]).reshape(-1, 3)
+    job = Job(f"{kind}.{shift}{n}", list(lanes) * n, v, t, starts, goals)
+    return Copies(job, n, place)
+
+
+def walk_copies(copies: Copies, dt, folder, missing, reuse) -> dict:
+    """Each engine's outcomes on ``copies``: {engine: [[Outcome] * n per lane]}, ends in the
+    lane's frame. Engines as ``run`` found them (``missing``: "python" walks Rapier
+    through its Python bindings, any other reason walks none)."""
+    job, n = copies.job, copies.n
+    outs = {}
+    if missing == "python":
+        outs["rapier"] = run_rapier_py(job, dt)
+    elif not missing:
+        sub = os.path.join(folder, f"{round(1.0 / dt)}hz")
+        os.makedirs(sub, exist_ok=True)
+        path, same = write_job(job, sub, dt)
+        outs = {eng: run_engine(eng, path, reuse=same and reuse) for eng in ENGINES}
+    lanes = len(job.lanes) // n
+    res = {}
+    for eng, out in outs.items():
+        got = engine_outcomes(job, out)
+        for w, o in enumerate(got):
+            o.end = o.end - copies.offsets[w // lanes]
+        res[eng] = [got[i::lanes] for i in range(lanes)]
+    return res
+
+
+def run_copies(kinds, rates, n, keep=None, shift="lane", reuse=False, out=print) -> dict:
+    """The engines on ``n`` copies of every lane of ``kinds`` at each rate (``copies_job``):
+    ``{rate: {kind: {engine: [[Outcome] * n per lane]}}}``."""
+    missing = engines_missing()
+    if missing and walk_rapier_py is not None:
+        missing = "python"
+    if missing and missing != "python":
+        out(f"copies: engines skipped: {missing}")
+    folder = keep or tempfile.mkdtemp(prefix="bench_engines_copies_")
+    lanes = limit_lanes() + other_lanes() + issue26_lanes()
+    res = {}
+    for hz in rates:
+        res[hz] = {kind: walk_copies(copies_job(kind, [ln for ln in lanes if ln.kind == kind],
+                                                n, 1.0 / hz, shift),
+                                     1.0 / hz, folder, missing, reuse and keep is not None)
+                   for kind in kinds}
+    if keep is None:
+        shutil.rmtree(folder, ignore_errors=True)
+    return res
+
+
 # ---------------------------------------------------------------- the run
 def run(kinds, rates, keep=None, engines=True, out=print, stop_at_goal=False,
         reuse=False, timing=True) -> dict:
@@ -372,12 +469,21 @@ def main(argv=None) -> int:
     ap.add_argument("--stop-at-goal", action="store_true",
                     help="end each walk at its goal (ours also when stuck), as before issue 26's "
                          "whole-duration walks")
+    ap.add_argument("--copies", type=int, default=0, metavar="N",
+                    help="also walk the engines on N copies of every lane (k / N of a "
+                         "frame's stride apart, each in its own place of the level) and "
+                         "print each preset's ends against the engine's own spread")
+    ap.add_argument("--copy-shift", choices=COPY_SHIFTS, default="lane",
+                    help="with --copies: move each whole copy (lane, default) or only its "
+                         "start (start: the frame's phase at every edge)")
     a = ap.parse_args(argv)
     rates = [int(x) for x in a.rates.split(",")]
     kinds = [k for k in a.kinds.split(",") if k]
     unknown = set(kinds) - set(KINDS)
     if unknown:
         ap.error(f"unknown lane kinds {sorted(unknown)}; expected {KINDS}")
+    if a.copies < 0 or a.copies == 1:
+        ap.error(f"--copies must be 2 or more, not {a.copies}")
     results = run(kinds, rates, a.keep, not a.no_engines, stop_at_goal=a.stop_at_goal,
                   reuse=a.reuse, timing=not a.no_timing)
     for hz in rates:
@@ -388,6 +494,9 @@ def main(argv=None) -> int:
     print_presets(results, rates)
     print_lips(results, rates)
     print_speed(results["speed"])
+    if a.copies:
+        copies = run_copies(kinds, rates, a.copies, a.keep, a.copy_shift, a.reuse)
+        print_spread(results, copies, rates, a.copies, lanes=not a.summary)
     return 0
 
 

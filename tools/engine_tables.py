@@ -201,3 +201,124 @@ def print_speed(speed, out=print):
     if "one_batch_same" in speed:
         same, n = speed["one_batch_same"]
         out(f"\nEvery lane in one batch: {same}/{n} verdicts equal to the batches per kind.")
+
+
+# ---------------------------------------------------------------- the engines' own spread
+def end_spread(copies) -> float:
+    """The largest distance between two copies' ends (metres; ``copies``: [Outcome], ends in
+    the lane's frame)."""
+    ends = np.array([c.end for c in copies])
+    d = ends[:, None, :] - ends[None, :, :]
+    return float(np.sqrt((d * d).sum(-1)).max())
+
+
+def majority(copies) -> str:
+    """The verdict of more than half the copies, else "split"."""
+    verdicts = [c.verdict for c in copies]
+    best = max(set(verdicts), key=verdicts.count)
+    return best if 2 * verdicts.count(best) > len(verdicts) else "split"
+
+
+def spread_rows(results, copies, model, kinds) -> list:
+    """Per lane of ``kinds`` where the ``model`` preset's verdict equals its engine's (the
+    usual single copy): (name, the two ends' distance, the engine's verdicts over its copies,
+    its self-spread, the preset's distance to the nearest copy's end), metres."""
+    rows = []
+    for kind in kinds:
+        r, c = results[kind], copies.get(kind, {})
+        if model not in r or model not in c:
+            continue
+        for lane, o, e, cs in zip(r["lanes"], r["ours"][model], r[model], c[model]):
+            if o.verdict != e.verdict:
+                continue
+            near = min(float(np.linalg.norm(o.end - x.end)) for x in cs)
+            rows.append((lane.name, float(np.linalg.norm(o.end - e.end)), verdict_counts(cs),
+                         end_spread(cs), near))
+    return rows
+
+
+def verdict_counts(copies) -> str:
+    """"blocked 6, reached 2": each verdict among ``copies`` and how many copies gave it."""
+    verdicts = [c.verdict for c in copies]
+    return ", ".join(f"{v} {verdicts.count(v)}" for v in sorted(set(verdicts)))
+
+
+def majority_agreement(results, copies, model, kinds) -> tuple:
+    """(lanes where the ``model`` preset's verdict is its engine's majority over the copies,
+    lanes where the copies split evenly, lanes, [(name, preset's verdict, the engine's
+    usual single copy's, its copies' verdict counts)] where the preset's is not the
+    majority)."""
+    same = split = total = 0
+    other = []
+    for kind in kinds:
+        r, c = results[kind], copies.get(kind, {})
+        if model not in c:
+            continue
+        for lane, o, e, cs in zip(r["lanes"], r["ours"][model], r[model], c[model]):
+            m = majority(cs)
+            total += 1
+            same += m == o.verdict
+            split += m == "split"
+            if m != o.verdict:
+                other.append((lane.name, o.verdict, e.verdict, verdict_counts(cs)))
+    return same, split, total, other
+
+
+def print_spread(results, copies, rates, n, lanes=True, out=print):
+    """``--copies``: each preset against its engine walked ``n`` times (``copies``,
+    ``bench_engines.run_copies``): per lane where the verdicts agree (usual single copy),
+    and per rate the lanes whose ends are more than END_AGREE apart, split by the engine's
+    own spread."""
+    if lanes:
+        print_spread_lanes(results, copies, rates, n, out)
+    out(f"\n## Ends against the engine's own spread ({n} copies per lane; single copy: the "
+        "usual placement)\n")
+    out(f"| rate | preset | verdicts equal | ends > {END_AGREE} m apart | of those, engine "
+        f"self-spread > {END_AGREE} m | of those, preset within {END_AGREE} m of a copy | "
+        f"equal lanes with self-spread > {END_AGREE} m | preset = engine's majority (split) |")
+    out("|---|---|---|---|---|---|---|---|")
+    for hz in rates:
+        kinds = [k for k in copies[hz] if k in KINDS]
+        for model in ENGINES:
+            rows = spread_rows(results[hz], copies[hz], model, kinds)
+            same, split, total, _other = majority_agreement(results[hz], copies[hz], model,
+                                                            kinds)
+            if not total:
+                continue
+            far = [r for r in rows if r[1] > END_AGREE]
+            out(f"| {hz} Hz | {model} | {len(rows)} | {len(far)} | "
+                f"{sum(r[3] > END_AGREE for r in far)} | "
+                f"{sum(r[4] <= END_AGREE for r in far)} | "
+                f"{sum(r[3] > END_AGREE for r in rows)} | {same}/{total} ({split}) |")
+    print_majority(results, copies, rates, out)
+
+
+def print_spread_lanes(results, copies, rates, n, out=print):
+    """Per rate and preset, each lane where the preset's verdict equals its engine's."""
+    for hz in rates:
+        kinds = [k for k in copies[hz] if k in KINDS]
+        for model in ENGINES:
+            rows = spread_rows(results[hz], copies[hz], model, kinds)
+            if not rows:
+                continue
+            out(f"\n### {hz} Hz, {model} preset against {model} x {n} (verdicts equal)\n")
+            out("| lane | ends apart | engine's copies | self-spread | preset to nearest "
+                f"copy | within {END_AGREE} m |")
+            out("|---|---|---|---|---|---|")
+            for name, d, counts, spread, near in rows:
+                out(f"| {name} | {d:.2f} | {counts} | {spread:.2f} | {near:.2f} | "
+                    f"{'yes' if near <= END_AGREE else 'no'} |")
+
+
+def print_majority(results, copies, rates, out=print):
+    """The lanes where a preset's verdict is not its engine's majority over the copies."""
+    out("\n## Where a preset's verdict is not its engine's majority over the copies\n")
+    out("| rate | preset | lane: preset / engine's usual single copy / its copies |")
+    out("|---|---|---|")
+    for hz in rates:
+        kinds = [k for k in copies[hz] if k in KINDS]
+        for model in ENGINES:
+            *_n, other = majority_agreement(results[hz], copies[hz], model, kinds)
+            if other:
+                out(f"| {hz} Hz | {model} | "
+                    + "; ".join(f"{name}: {o} / {e} / {c}" for name, o, e, c in other) + " |")
