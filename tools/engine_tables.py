@@ -146,10 +146,13 @@ def print_kinds(results, rates, out=print):
 
 
 def lip_place(o) -> str:
-    """Where a ``lips`` walk ended: on the slope it started on, on the lip, or fallen off
-    the lip to the floor 20 m below (engine_lanes.lips)."""
+    """Where a ``lips`` walk ended: on the slope it started on, on the lip, fallen off the
+    lip to the floor 20 m below (engine_lanes.lips), or off the lip and still on its way
+    down (more than 1 m below it) when the walk ended."""
     z = float(o.end[2])
-    return "below" if z < -10.0 else "slope" if z > 0.5 else "lip"
+    if z < -10.0:
+        return "below"
+    return "slope" if z > 0.5 else "lip" if z > -1.0 else "falling"
 
 
 def print_lips(results, rates, out=print):
