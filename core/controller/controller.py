@@ -30,7 +30,9 @@ small named result:
    ``snap_distance`` puts the character back on the floor (stairs and slopes going down
    stay grounded every frame).
 5. ``classify_ground`` (core.ground) -> Ground: ``on_ground`` / ``on_steep_ground`` /
-   ``in_air`` from the probe, and from every nearby contact at edges and steep faces.
+   ``in_air`` from the probe, and from every nearby contact at edges and steep faces; the
+   ``"jolt"`` model also stands on a walkable face's edge whose contact plane a slide on
+   steep ground reached (``edge_plane_support``, as Jolt's planes do).
 
 Every mesh query of a phase is one batched call for all characters moving together
 (``walkthrough_many``); the single-character ``move`` is the same code with a batch of one.
