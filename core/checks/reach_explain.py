@@ -13,12 +13,26 @@ why is read off the map between them:
   meets it): a ramp too steep, a *slope* (value: its angle, degrees);
 - a column between holds cramped floor whose clearance is less than ``height``: a *ceiling*
   (value: the clearance);
+- else, the column between holds floor at their height that a body stands over (FREE or
+  COVERED) between two floors it does not join: something stands in the way, a *wall*
+  (value: the distance between the two floors' nodes; no setting opens it);
 - a column between holds no floor within ``step_height``: a ray down there meets a steep
   face: a *slope* (value: its angle, degrees); else a *gap* (value: the distance between the
   two floors' edges, metres; limit: how far the character crosses, running off or jumping).
+  That limit is an estimate (the flood flies the controller's own jumps): a gap no wider
+  than it was not crossed by them, and says so ("gap 0.59 m not crossed (jump reach about
+  6.25 m)", never "0.59 m > 6.25 m"), unless a ray up from its middle meets something lower
+  than ``height``: then it is a *ceiling* (value: that clearance; a beam over a narrow gap).
 
 Per region the causes are grouped by kind, most frequent first; each kind's value is the
 least found (the setting that would open the way at its easiest point), with its point.
+
+A trap left with no cause (its floor out lies beyond the columns searched: a pit under a
+deck in the middle of a hall, delta's 1534 m^2 floor 8.9 m below the one it is dropped from
+5.7 m away) is explained by its way in instead (``entry_causes``): of the one-way moves
+into it (falls and jumps) the one of least drop, a *drop* (value: that drop, the point
+where it lands) when it exceeds ``step_height``, else a *one_way* move (value: its drop,
+the point it starts from: a fall or a jump across at about one height that no move undoes).
 
 Visibility (``regions_visible``): a line of sight from the eye (EYE_FRACTION x height above
 a reached foot point) of up to EYES reached nodes (the nearest to the region first) to up to
@@ -39,8 +53,8 @@ import numpy as np
 from ..constants import SIGHT_PIECE_OVERLAP, STEP_RISE_TOL
 from .audits.cells import shifted
 from .audits.common import raycast_chunks
-from .audits.standable import CRAMPED, FREE
-from .reach_links import DIRECTIONS, reach_cells
+from .audits.standable import COVERED, CRAMPED, FREE
+from .reach_links import DIRECTIONS, FALL, reach_cells
 from .walkability import STEEP
 
 BORDER_CELLS_EXTRA = 16  # columns searched beyond reach_cells for the floor across a gap
@@ -50,7 +64,9 @@ TARGETS = 8  # points of a region looked at
 TARGET_LIFT = 0.01  # metres above the floor a target point is looked at
 SIGHT_PIECE = 4.0  # metres of a line of sight cast at a time (sight_blocked; 1 / 2 / 8 m
 # took 0.30 / 0.23 / 0.21 CPU s on oa_koth1's lines where 4 m took 0.18 s)
-CAUSE_KINDS = ("riser", "gap", "ceiling", "slope", "drop")
+CEILING_RAY_LIFT = 0.01  # metres above the floors a ray looks up over a gap within reach
+CAUSE_KINDS = ("riser", "gap", "ceiling", "slope", "drop", "one_way", "wall")
+GAP_CODE, CEILING_CODE, WALL_CODE = (CAUSE_KINDS.index(k) for k in ("gap", "ceiling", "wall"))
 EMPTY = np.empty(0, np.int64)
 
 
@@ -74,9 +90,15 @@ def _text(kind, value, limit, point) -> str:
         return f"drop {value:.2f} m > step height {limit:.2f} m (no way back up) {at}"
     if kind == "ceiling":
         return f"ceiling {value:.2f} m < height {limit:.2f} m {at}"
+    if kind == "wall":
+        return f"wall in the way {at}"
+    if kind == "one_way":
+        return f"one-way move in (a fall or a jump of {value:.2f} m) {at}: no move back"
     if kind == "slope":
         return f"slope {value:.0f} deg > {limit:.0f} deg {at}"
-    return f"gap {value:.2f} m > jump reach {limit:.2f} m {at}"
+    if value > limit:
+        return f"gap {value:.2f} m > jump reach {limit:.2f} m {at}"
+    return f"gap {value:.2f} m not crossed (jump reach about {limit:.2f} m) {at}"
 
 
 def cross_reach(settings) -> float:
@@ -154,7 +176,12 @@ def _between(mesh, smap, h, i, o, k, settings, classes):
         rows = flat[low]
         kind[rows], limit[rows] = 2, s.height
         value[rows] = smap.clearance[c[low]]
-        rest = flat[~low & (k[flat] > 1)]
+        # floor between at their height that a body stands over but does not fit on: a wall
+        between = smap.columns.lookup(col, mid @ u, -s.step_height, s.step_height,
+                                      (smap.state == FREE) | (smap.state == COVERED)) >= 0
+        rows = flat[~low & between]
+        kind[rows], limit[rows] = WALL_CODE, 2.0 * s.radius
+        rest = flat[~low & ~between & (k[flat] > 1)]
         if rest.size:
             m2 = 0.5 * (smap.stand[i[rest]] + smap.stand[o[rest]]) + u * s.step_height
             t, tri = raycast_chunks(mesh, m2, np.tile(-u, (rest.size, 1)), 2.0 * s.height)
@@ -189,6 +216,27 @@ def _ramps(mesh, smap, h, i, o, rows, settings, classes, out) -> None:
     ang = np.degrees(np.arccos(np.clip(np.abs(nrm @ u), -1.0, 1.0)))
     hit = rows[steep]
     kind[hit], value[hit], limit[hit] = 3, ang[steep], s.max_slope_deg
+
+
+def _gaps_within_reach(mesh, pair, h, settings, out) -> None:
+    """A gap no wider than its limit (the reach is an estimate: the flood's own jumps did
+    not cross it) under something lower than ``height`` (a ray up from its middle at the
+    floors' height meets it) is a *ceiling* (value: that clearance), written into ``out``
+    (kind, value, limit, point; module docstring)."""
+    kind, value, limit, point = out
+    rows = np.flatnonzero((kind == GAP_CODE) & (value <= limit))
+    if not rows.size:
+        return
+    s = settings
+    u = s.up_vector
+    i, o = pair
+    base = np.maximum(h[i[rows]], h[o[rows]]) + CEILING_RAY_LIFT
+    start = point[rows] + np.outer(base - point[rows] @ u, u)
+    t, _tri = raycast_chunks(mesh, start, np.tile(u, (rows.size, 1)), s.height)
+    low = np.isfinite(t)
+    hit = rows[low]
+    kind[hit], value[hit], limit[hit] = CEILING_CODE, t[low] + CEILING_RAY_LIFT, s.height
+    point[hit] = start[low] - u * CEILING_RAY_LIFT
 
 
 def _border(smap, h, label, inner, settings) -> np.ndarray:
@@ -240,12 +288,44 @@ def regions_causes(mesh, smap, h, members, outer, settings, moves=None) -> list:
     if not i.size:
         return out
     kind, value, limit, point = _between(mesh, smap, h, i, o, k, settings, smap.classes)
+    _gaps_within_reach(mesh, (i, o), h, settings, (kind, value, limit, point))
     reg = label[i]
     if moves is not None:
         moves.append((reg, i, o, d, kind, value))
     for r in np.unique(reg):
         rows = reg == r
         out[r] = _grouped(kind[rows], value[rows], limit[rows], point[rows])
+    return out
+
+
+def entry_causes(smap, h, members, links, settings) -> list:
+    """For each region of ``members`` (list of (M,) node arrays, traps): its way in as a
+    one-cause tuple (module docstring): of the one-way moves of ``links`` (Links over the
+    map's nodes; kinds other than WALK, STEP_UP, STEP_DOWN) from outside the region into
+    it, the one of least drop; () for a region no such move enters."""
+    n = smap.face.size
+    one_way = links.kind >= FALL
+    src, dst = links.src[one_way], links.dst[one_way]
+    out: list = []
+    inside = np.zeros(n, bool)
+    for m in members:
+        inside[m] = True
+        rows = np.flatnonzero(inside[dst] & ~inside[src])
+        inside[m] = False
+        if not rows.size:
+            out.append(())
+            continue
+        drop = h[src[rows]] - h[dst[rows]]
+        # the least drop; a tie by the lowest (z, y, x) landing point, not by the moves' order
+        land = smap.stand[dst[rows]]
+        best = np.lexsort((land[:, 0], land[:, 1], land[:, 2], np.round(drop, 6)))[0]
+        value = float(max(drop[best], 0.0))
+        if value > settings.step_height + STEP_RISE_TOL:
+            kind, point = "drop", land[best]
+        else:
+            kind, point = "one_way", smap.stand[src[rows[best]]]
+        out.append((Cause(kind, value, settings.step_height, point,
+                          _text(kind, value, settings.step_height, point)),))
     return out
 
 

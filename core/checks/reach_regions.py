@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .audits.standable import FREE
-from .reach_explain import regions_causes, regions_visible
+from .reach_explain import entry_causes, regions_causes, regions_visible
 
 THREADED_EYES = 100_000  # reached nodes from which a region's lines of sight are cast in a
 # second thread while its causes are read (both only read the map and the mesh; numpy
@@ -87,13 +87,15 @@ def _largest_first(pair) -> tuple:
     return (-round(float(reg.area), 6), z, y, x)
 
 
-def explainer(mesh, smap, h, outer, eyes, settings, moves=None):
+def explainer(mesh, smap, h, outer, eyes, settings, moves=None, links=None):
     """callable([members, ...]) -> (causes, visible) per region, largest first: the causes
     (``regions_causes``, ``outer`` (N,) bool the floor across their borders) of the first
     REGIONS_EXPLAINED, () for the others; whether a standing character on the reached nodes
     ``eyes`` (E,) sees it, for every region: one left unjudged would be called in view (a
     warning each; on oa_koth1 103 of 143 islands were). ``moves``: None or a list the failed
-    border moves of the explained regions are appended to (``regions_causes``)."""
+    border moves of the explained regions are appended to (``regions_causes``). ``links``
+    (traps): the flood's moves, which explain an explained region its border leaves without
+    a cause by its way in (``entry_causes``)."""
     def explain(members):
         if eyes.size < THREADED_EYES:
             seen = regions_visible(mesh, smap, members, eyes, settings)
@@ -105,6 +107,12 @@ def explainer(mesh, smap, h, outer, eyes, settings, moves=None):
                 causes = regions_causes(mesh, smap, h, members[:REGIONS_EXPLAINED], outer,
                                         settings, moves)
                 seen = sight.result()
-        causes = list(causes) + [()] * (len(members) - len(causes))
+        causes = list(causes)
+        bare = [r for r, c in enumerate(causes) if not c]
+        if links is not None and bare:
+            for r, c in zip(bare, entry_causes(smap, h, [members[r] for r in bare], links,
+                                               settings), strict=True):
+                causes[r] = c
+        causes += [()] * (len(members) - len(causes))
         return zip(causes, seen)
     return explain

@@ -51,7 +51,8 @@ WHAT_IF_FLOODS = 20  # floods at most per result
 WHAT_IF_ARCS = 512  # jumps flown at most per jump-height flood (the narrowest gaps first)
 WHAT_IF_FLOODS_EACH = (6, 6, 7, 6)  # at most per setting: step, slope, jump (a whole flight
 # of arcs again: the costly one), height
-RISER, GAP, CEILING, SLOPE, DROP = (CAUSE_KINDS.index(k) for k in CAUSE_KINDS)
+RISER, GAP, CEILING, SLOPE, DROP = (CAUSE_KINDS.index(k)
+                                     for k in ("riser", "gap", "ceiling", "slope", "drop"))
 
 
 class BorderMoves(NamedTuple):

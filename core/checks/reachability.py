@@ -507,7 +507,8 @@ def _regions(mesh, smap, code, group, fl: _Flood, s, explain: bool, workers: int
     islands = regions(smap, code, group, ISLAND,
                       explainer(mesh, smap, h, free & (code <= TRAP), eyes, s, failed[0]))
     traps = regions(smap, code, group, TRAP,
-                    explainer(mesh, smap, h, free & (code == REACHABLE), eyes, s, failed[1]))
+                    explainer(mesh, smap, h, free & (code == REACHABLE), eyes, s, failed[1],
+                              fl.links))
     again = reflood(mesh, smap, s, fl.links, fl.spawn_cells[fl.spawn_cells >= 0], failed,
                     workers, fl.comp)
     return islands, traps, what_if(islands, traps, s, again)
