@@ -33,6 +33,9 @@ deck in the middle of a hall, delta's 1534 m^2 floor 8.9 m below the one it is d
 into it (falls and jumps) the one of least drop, a *drop* (value: that drop, the point
 where it lands) when it exceeds ``step_height``, else a *one_way* move (value: its drop,
 the point it starts from: a fall or a jump across at about one height that no move undoes).
+An island left with no cause (a ledge high in the air, oa_koth1's 0.8 m^2 at 14.6 m) is
+read off one pair as at a border (``nearest_causes``): its free node nearest the reached
+floor's free node nearest it.
 
 Visibility (``regions_visible``): a line of sight from the eye (EYE_FRACTION x height above
 a reached foot point) of up to EYES reached nodes (the nearest to the region first) to up to
@@ -326,6 +329,37 @@ def entry_causes(smap, h, members, links, settings) -> list:
             kind, point = "one_way", smap.stand[src[rows[best]]]
         out.append((Cause(kind, value, settings.step_height, point,
                           _text(kind, value, settings.step_height, point)),))
+    return out
+
+
+def nearest_causes(mesh, smap, h, members, outer, settings) -> list:
+    """For each region of ``members`` (list of (M,) node arrays): one cause read off as at a
+    border (``_between``) from one pair: the free node of ``outer`` (N,) bool (the reached
+    floor) nearest the mean of the region's free nodes, and the region's free node nearest
+    that one; () where either side has no free node. For a region whose border shows no
+    reached floor within the columns searched (module docstring)."""
+    far = np.flatnonzero(outer & (smap.state == FREE))
+    pairs = []
+    for r, m in enumerate(members):
+        m = m[smap.state[m] == FREE]
+        if not far.size or not m.size:
+            continue
+        mp = smap.stand[m]
+        o = far[np.argmin(((smap.stand[far] - mp.mean(0)) ** 2).sum(1))]
+        pairs.append((r, m[np.argmin(((mp - smap.stand[o]) ** 2).sum(1))], o))
+    out: list = [()] * len(members)
+    if not pairs:
+        return out
+    reg, i, o = (np.array(col, np.int64) for col in zip(*pairs, strict=True))
+    u = settings.up_vector
+    apart = smap.stand[i] - smap.stand[o]
+    apart -= np.outer(apart @ u, u)
+    k = np.maximum(np.rint(np.linalg.norm(apart, axis=1) / smap.grid.cell), 2).astype(np.int64)
+    kind, value, limit, point = _between(mesh, smap, h, i, o, k, settings, smap.classes)
+    _gaps_within_reach(mesh, (i, o), h, settings, (kind, value, limit, point))
+    for row, r in enumerate(reg):
+        out[r] = _grouped(kind[row:row + 1], value[row:row + 1], limit[row:row + 1],
+                          point[row:row + 1])
     return out
 
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .audits.standable import FREE
-from .reach_explain import entry_causes, regions_causes, regions_visible
+from .reach_explain import entry_causes, nearest_causes, regions_causes, regions_visible
 
 THREADED_EYES = 100_000  # reached nodes from which a region's lines of sight are cast in a
 # second thread while its causes are read (both only read the map and the mesh; numpy
@@ -93,9 +93,10 @@ def explainer(mesh, smap, h, outer, eyes, settings, moves=None, links=None):
     REGIONS_EXPLAINED, () for the others; whether a standing character on the reached nodes
     ``eyes`` (E,) sees it, for every region: one left unjudged would be called in view (a
     warning each; on oa_koth1 103 of 143 islands were). ``moves``: None or a list the failed
-    border moves of the explained regions are appended to (``regions_causes``). ``links``
-    (traps): the flood's moves, which explain an explained region its border leaves without
-    a cause by its way in (``entry_causes``)."""
+    border moves of the explained regions are appended to (``regions_causes``). An explained
+    region its border leaves without a cause is explained by its way in (``entry_causes``,
+    with ``links``, the flood's moves: traps), else by the reached floor nearest it
+    (``nearest_causes``)."""
     def explain(members):
         if eyes.size < THREADED_EYES:
             seen = regions_visible(mesh, smap, members, eyes, settings)
@@ -108,11 +109,27 @@ def explainer(mesh, smap, h, outer, eyes, settings, moves=None, links=None):
                                         settings, moves)
                 seen = sight.result()
         causes = list(causes)
-        bare = [r for r, c in enumerate(causes) if not c]
-        if links is not None and bare:
-            for r, c in zip(bare, entry_causes(smap, h, [members[r] for r in bare], links,
-                                               settings), strict=True):
+        for fill in (_entries(links), _nearest(mesh, outer)):
+            bare = [r for r, c in enumerate(causes) if not c]
+            if fill is None or not bare:
+                continue
+            for r, c in zip(bare, fill(smap, h, [members[r] for r in bare], settings),
+                            strict=True):
                 causes[r] = c
         causes += [()] * (len(members) - len(causes))
         return zip(causes, seen)
     return explain
+
+
+def _entries(links):
+    """``entry_causes`` over the flood's moves ``links`` as a filler of bare regions (None
+    without links)."""
+    if links is None:
+        return None
+    return lambda smap, h, members, settings: entry_causes(smap, h, members, links, settings)
+
+
+def _nearest(mesh, outer):
+    """``nearest_causes`` towards the floor ``outer`` as a filler of bare regions."""
+    return lambda smap, h, members, settings: nearest_causes(mesh, smap, h, members, outer,
+                                                             settings)

@@ -145,3 +145,19 @@ def test_a_floor_behind_a_thin_wall_says_wall_not_gap():
     assert wall.point[0] == pytest.approx(6.05, abs=0.2) and abs(wall.point[2]) < 1e-6
     assert wall.text.startswith("wall in the way at (")
     assert res.what_if == ()  # no setting opens a wall
+
+
+def test_a_slab_far_out_over_the_void_says_how_it_stands_to_the_nearest_reached_floor():
+    """A 3 x 3 m slab 2 m up and 8 m past the edge of the spawn's floor (farther than the
+    border's search reaches): no border pair; the island is read off the pair of its node
+    nearest the reached floor's nearest node: a riser of 2 m (to the float32 of the mesh)
+    at the island's edge facing the floor."""
+    mesh = TriangleMesh(*scenes.merge([scenes.grid(0.0, 10.0, 0.0, 10.0),
+                                       scenes.box((18.0, 3.5, 1.7), (21.0, 6.5, 2.0))]))
+    res = reachability(mesh, [[5.0, 5.0, 0.0]])
+    (slab,) = res.islands
+    (riser,) = slab.causes
+    assert (riser.kind, riser.limit) == ("riser", S.step_height)
+    assert riser.value == pytest.approx(2.0, abs=1e-5)
+    assert riser.point[0] == pytest.approx(18.0, abs=0.4) and 3.5 < riser.point[1] < 6.5
+    assert riser.text.startswith("riser 2.00 m > step height 0.35 m at (")
