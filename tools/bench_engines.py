@@ -43,6 +43,8 @@ message names.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import os
 import shutil
@@ -453,6 +455,31 @@ def _run_job(job, dt, folder, missing, speed, timed, stop_at_goal, reuse) -> dic
     return r
 
 
+KEEP_LOCK = ".bench_engines.lock"  # in a --keep folder while a run writes and reads it
+
+
+@contextlib.contextmanager
+def keep_lock(folder):
+    """Hold ``folder``'s KEEP_LOCK for a run (yields True), or yield False at once when
+    another run holds it: two runs keeping into one folder write the same job files and
+    each engine would walk the other's job (seen: two runs raced on the lips job). None:
+    nothing to lock (a run in its own temporary folder)."""
+    if folder is None:
+        yield True
+        return
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, KEEP_LOCK), "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rates", default="60", help="frame rates, Hz, comma separated")
@@ -484,19 +511,25 @@ def main(argv=None) -> int:
         ap.error(f"unknown lane kinds {sorted(unknown)}; expected {KINDS}")
     if a.copies < 0 or a.copies == 1:
         ap.error(f"--copies must be 2 or more, not {a.copies}")
-    results = run(kinds, rates, a.keep, not a.no_engines, stop_at_goal=a.stop_at_goal,
-                  reuse=a.reuse, timing=not a.no_timing)
-    for hz in rates:
-        if not a.summary:
-            print(f"\n## {hz} Hz")
-            print_lanes(results[hz], kinds)
-    print_summary(results, rates)
-    print_presets(results, rates)
-    print_lips(results, rates)
-    print_speed(results["speed"])
-    if a.copies:
-        copies = run_copies(kinds, rates, a.copies, a.keep, a.copy_shift, a.reuse)
-        print_spread(results, copies, rates, a.copies, lanes=not a.summary)
+    with keep_lock(a.keep) as held:
+        if not held:
+            print(f"bench_engines: --keep {a.keep} is in use by another bench run (its jobs "
+                  f"and outputs would be overwritten under it); wait for it or keep into "
+                  f"another folder", file=sys.stderr)
+            return 2
+        results = run(kinds, rates, a.keep, not a.no_engines, stop_at_goal=a.stop_at_goal,
+                      reuse=a.reuse, timing=not a.no_timing)
+        for hz in rates:
+            if not a.summary:
+                print(f"\n## {hz} Hz")
+                print_lanes(results[hz], kinds)
+        print_summary(results, rates)
+        print_presets(results, rates)
+        print_lips(results, rates)
+        print_speed(results["speed"])
+        if a.copies:
+            copies = run_copies(kinds, rates, a.copies, a.keep, a.copy_shift, a.reuse)
+            print_spread(results, copies, rates, a.copies, lanes=not a.summary)
     return 0
 
 

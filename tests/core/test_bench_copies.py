@@ -55,3 +55,21 @@ def test_start_copies_move_only_the_start_back_along_the_walk():
 def test_an_unknown_copy_shift_is_a_value_error():
     with pytest.raises(ValueError, match="shift must be one of"):
         copies_job("riser", LANES, N, DT, "phase")
+
+
+def test_a_second_run_keeping_into_a_folder_in_use_exits_2_and_writes_nothing(tmp_path):
+    """Regression (two runs with one --keep folder raced on the lips job: each engine walked
+    the other run's job): while one run holds the folder, a second exits 2 with one line at
+    once and leaves the folder's files as they were; once the first is done it runs."""
+    import bench_engines
+    with bench_engines.keep_lock(str(tmp_path)) as held:
+        assert held
+        before = sorted(p.name for p in tmp_path.iterdir())
+        code = bench_engines.main(["--keep", str(tmp_path), "--kinds", "riser", "--rates",
+                                   "60", "--no-engines", "--no-timing", "--summary"])
+        assert code == 2
+        assert sorted(p.name for p in tmp_path.iterdir()) == before
+    with bench_engines.keep_lock(str(tmp_path)) as held:
+        assert held  # released
+    with bench_engines.keep_lock(None) as held:
+        assert held
