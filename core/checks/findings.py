@@ -176,7 +176,9 @@ class Listed(NamedTuple):
     """A finding with what the report, the panel and the pictures show of it: ``triangles``
     (F,) int64 its faces (to select), ``value`` metres or None, ``size`` m^2 or m (None),
     ``size_unit`` "m2" / "m" / None, ``where`` its identity position (IDENTITY_GRID) or
-    None, ``counted`` how many problems it stands for (1, or the problems an info counts)."""
+    None, ``counted`` how many problems it stands for (1, or the problems an info counts),
+    ``cause`` an island's or a trap's first cause as report.json gives it (``cause_row``)
+    or None."""
 
     finding: Finding
     triangles: np.ndarray
@@ -185,6 +187,18 @@ class Listed(NamedTuple):
     size_unit: str | None = None
     where: tuple | None = None
     counted: int = 1
+    cause: dict | None = None
+
+
+def cause_row(cause) -> dict:
+    """report.json's ``cause`` of an island or a trap (a ``reach_explain.Cause``): its kind,
+    value and the limit it exceeds (metres; degrees for a slope: ``unit``), where (metres)
+    and the words of the message."""
+    return {"kind": cause.kind, "value": round(float(cause.value), 4),
+            "limit": round(float(cause.limit), 4),
+            "unit": "deg" if cause.kind == "slope" else "m",
+            "point": [round(float(x), 4) for x in np.asarray(cause.point, float)],
+            "text": cause.text}
 
 
 def _size_words(size, unit) -> str:
@@ -331,12 +345,13 @@ def region_findings(result) -> list:
             where = identity_point(point)
             causes = getattr(region, "causes", ())
             why = f"; {getattr(causes[0], 'text', causes[0])}" if causes else ""
+            first = cause_row(causes[0]) if causes and hasattr(causes[0], "kind") else None
             area = float(region.area)
             out.append(Listed(
                 Finding(kind, f"{kind[:-1]} at {format_vector(where, 2)}", "reachable",
                         kind[:-1], point, f"{kind[:-1]}: {area:.1f} m² of {what}, e.g. at "
                                           f"{format_vector(point, 2)}{why}"),
-                np.asarray(region.faces, np.int64), None, area, "m2", where))
+                np.asarray(region.faces, np.int64), None, area, "m2", where, cause=first))
         if unseen:
             area = sum(float(r.area) for r in unseen)
             out.append(Listed(

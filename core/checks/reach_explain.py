@@ -301,13 +301,16 @@ def regions_causes(mesh, smap, h, members, outer, settings, moves=None) -> list:
     return out
 
 
-def entry_causes(smap, h, members, links, settings) -> list:
+def entry_causes(smap, h, members, links, settings, reached=None) -> list:
     """For each region of ``members`` (list of (M,) node arrays, traps): its way in as a
     one-cause tuple (module docstring): of the one-way moves of ``links`` (Links over the
     map's nodes; kinds other than WALK, STEP_UP, STEP_DOWN) from outside the region into
-    it, the one of least drop; () for a region no such move enters."""
+    it, from a node ``reached`` (N,) bool marks (None: any), the one of least drop; () for
+    a region no such move enters (an island's fall into a trap is no way in)."""
     n = smap.face.size
     one_way = links.kind >= FALL
+    if reached is not None:
+        one_way &= reached[links.src]
     src, dst = links.src[one_way], links.dst[one_way]
     out: list = []
     inside = np.zeros(n, bool)

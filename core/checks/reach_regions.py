@@ -109,7 +109,7 @@ def explainer(mesh, smap, h, outer, eyes, settings, moves=None, links=None):
                                         settings, moves)
                 seen = sight.result()
         causes = list(causes)
-        for fill in (_entries(links), _nearest(mesh, outer)):
+        for fill in (_entries(links, eyes, smap.face.size), _nearest(mesh, outer)):
             bare = [r for r, c in enumerate(causes) if not c]
             if fill is None or not bare:
                 continue
@@ -121,12 +121,15 @@ def explainer(mesh, smap, h, outer, eyes, settings, moves=None, links=None):
     return explain
 
 
-def _entries(links):
-    """``entry_causes`` over the flood's moves ``links`` as a filler of bare regions (None
-    without links)."""
+def _entries(links, reached, n):
+    """``entry_causes`` over the flood's moves ``links`` from the reached nodes ``reached``
+    (R,) of the map's ``n`` as a filler of bare regions (None without links)."""
     if links is None:
         return None
-    return lambda smap, h, members, settings: entry_causes(smap, h, members, links, settings)
+    mask = np.zeros(n, bool)
+    mask[reached] = True
+    return lambda smap, h, members, settings: entry_causes(smap, h, members, links, settings,
+                                                           mask)
 
 
 def _nearest(mesh, outer):

@@ -161,3 +161,33 @@ def test_a_slab_far_out_over_the_void_says_how_it_stands_to_the_nearest_reached_
     assert riser.value == pytest.approx(2.0, abs=1e-5)
     assert riser.point[0] == pytest.approx(18.0, abs=0.4) and 3.5 < riser.point[1] < 6.5
     assert riser.text.startswith("riser 2.00 m > step height 0.35 m at (")
+
+
+def test_report_json_gives_each_region_its_first_cause_and_validates():
+    """report.json: an island's and a trap's row carries its first cause as data (kind,
+    value, limit, unit, point, text: a pipeline gates on it without reading the message),
+    the text the message ends with; the document validates against the schema. A floor
+    dropped into from a deck 3 m up in its middle (a trap, by its way in) and a platform up a
+    0.41 m riser in its corner (an island). Regression: the island's own edges fall into the
+    trap, and its way in was named "drop 0.41 m" (a move from floor nobody reaches)."""
+    import json
+    import pathlib
+
+    from capsule_collision.core.checks.report import check_level, combine_levels
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((pathlib.Path(__file__).resolve().parents[2] / "schema"
+                         / "report.schema.json").read_text())
+    mesh = TriangleMesh(*scenes.merge([scenes.grid(0.0, 16.0, 0.0, 16.0, cell=1.0),
+                                       scenes.box((6.5, 6.5, 2.7), (9.5, 9.5, 3.0)),
+                                       scenes.box((0.5, 0.5, 0.0), (2.5, 2.5, 0.41))]))
+    level = check_level(mesh, S, spawns=[[8.0, 8.0, 3.0]])
+    rows = {f["check"]: f for f in level["findings"] if f["check"] in ("islands", "traps")}
+    trap, island = rows["traps"]["cause"], rows["islands"]["cause"]
+    assert (trap["kind"], trap["unit"], trap["limit"]) == ("drop", "m", S.step_height)
+    assert trap["value"] == pytest.approx(3.0, abs=1e-4) and abs(trap["point"][2]) < 1e-4
+    assert (island["kind"], island["value"]) == ("riser", pytest.approx(0.41, abs=1e-4))
+    for row in rows.values():
+        assert row["message"].endswith("; " + row["cause"]["text"])
+    jsonschema.validate(combine_levels([level]), schema)
+    others = [f for f in level["findings"] if f["check"] not in ("islands", "traps")]
+    assert all("cause" not in f for f in others)
