@@ -256,6 +256,9 @@ class CAPSULE_COLLISION_PG_result(bpy.types.PropertyGroup):
     count: IntProperty(name="Count", default=1, min=0,
                        description="How many problems the finding stands for (an info row "
                        "counting those out of reach)")
+    cause: StringProperty(name="Cause", description="Islands and traps: the first cause as "
+                          "report.json gives it, JSON (kind, value, limit, unit, point, "
+                          "text; metres or degrees); empty: none")
     waived_by: StringProperty(name="Waived By", description="Who marked this finding as "
                               "intended (a waiver in the level's sidecar); empty: not waived")
     waived_reason: StringProperty(name="Waiver Reason", description="Why it is intended")

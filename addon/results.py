@@ -381,6 +381,8 @@ def finding_rows(level, kind, listed, key) -> list[dict]:
         row.update(finding_fields(f, where=item.where, size=item.size,
                                   size_unit=item.size_unit, counted=item.counted,
                                   value=item.value))
+        if getattr(item, "cause", None) is not None:
+            row["cause"] = json.dumps(item.cause)
         parts = [_part(level, g) for g in groups]
         if parts:
             name, instancer, faces, unmapped = parts[0]
@@ -459,6 +461,7 @@ def held_entry(row, unit: float, stale: str = "", faces: bool = True) -> dict:
             "size_unit": row.size_unit or None,
             "where": tuple(row.where) if row.has_where else None,
             "count": int(row.count), "stale": bool(stale), "stale_reason": stale,
+            **({"cause": json.loads(row.cause)} if row.cause else {}),
             **({"waived": {"reason": row.waived_reason, "who": row.waived_by}}
                if row.waived_by else {})}
 

@@ -123,6 +123,8 @@ def _finding_row(f: dict) -> dict:
     size = f.get("size")
     row["size"] = None if size is None else round(float(size), 4)
     row["size_unit"] = f.get("size_unit") if size is not None else None
+    if f.get("cause"):
+        row["cause"] = f["cause"]
     if row["stale"]:
         row["stale_reason"] = f.get("stale_reason", "")
     if f.get("waived"):

@@ -118,6 +118,7 @@ def test_export_after_the_checks_gives_exactly_the_panels_findings(scene, bpy_mo
     assert {f["check"] for f in findings} >= {"stairs", "ledges", "penetration", "walk"}
     assert not any(f["stale"] for f in findings) and doc["run"]["stale_findings"] == 0
     # every audit and reachability finding keeps its identity, size and faces
+    caused = 0
     for r in rows:
         if r.kind in ("STAIRS", "LEDGE", "ISLAND", "TRAP") and r.severity != "PASSED":
             (f,) = [f for f in findings if f["message"] == r.label]
@@ -125,6 +126,15 @@ def test_export_after_the_checks_gives_exactly_the_panels_findings(scene, bpy_mo
             assert f["where"] == (pytest.approx(list(r.where)) if r.has_where else None)
             assert f["count"] == r.count
             assert f["face_count"] == r.face_count
+            # an island's or a trap's cause as report.json gives it (levelcheck's the same)
+            if r.kind in ("ISLAND", "TRAP") and r.has_where:
+                assert f["cause"]["kind"] in ("riser", "drop", "ceiling", "slope", "gap",
+                                              "wall", "one_way")
+                assert f["message"].endswith("; " + f["cause"]["text"])
+                caused += 1
+            else:
+                assert "cause" not in f
+    assert caused  # the level has islands in view: the assertion above ran
     # a moved capsule: its row is stale and so is its finding, the others stay current
     bpy.data.objects["Probe"].location.x += 3.0
     update(bpy)

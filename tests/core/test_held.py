@@ -156,3 +156,21 @@ def test_finding_counts_merge_once_and_count_the_waived_apart(monkeypatch):
     assert finding_counts(rows) == {"error": 1, "warning": 1, "info": 0, "waived": 1}
     assert len(merges) == 1
     assert count_findings(rows) == {"error": 1, "warning": 1, "info": 0}
+
+
+def test_an_islands_cause_is_exported_as_the_run_writes_it_and_validates():
+    """The panel's island row keeps its cause (addon row ``cause``, JSON): Export Report
+    writes it as levelcheck's report.json does; a row without one has none."""
+    cause = {"kind": "riser", "value": 0.41, "limit": 0.35, "unit": "m",
+             "point": [1.0, 2.0, 0.41], "text": "riser 0.41 m > step height 0.35 m at (1.00, "
+             "2.00, 0.41)"}
+    island = dict(region((1.0, 2.0, 0.0)), check="islands", got="island", value=None,
+                  name="island at (1.00, 2.00, 0.00)", cause=cause,
+                  message="island: 4.0 m² of standable floor no spawn reaches; " + cause["text"])
+    level = held_level([island, region((5.0, 0.0, 0.0))], level="arena", file="arena.blend",
+                       objects=("Floor",), settings=ControllerSettings().to_dict(),
+                       triangles=12, checks=("reachability", "headroom"), min_depth=1e-4)
+    doc = held_document([level])
+    jsonschema.validate(doc, SCHEMA)
+    first, second = level["findings"]
+    assert first["cause"] == cause and "cause" not in second
