@@ -153,7 +153,8 @@ def _pairs_within(smap, h, inner, outer, settings, band):
 
 
 def _between(mesh, smap, h, i, o, k, settings, classes):
-    """Per pair: (kind code 0..4 as CAUSE_KINDS, value, limit, point (P, 3))."""
+    """Per pair: (kind code as CAUSE_KINDS, value, limit, point (P, 3)); a gap within reach
+    under something low is a ceiling (``_gaps_within_reach``)."""
     s = settings
     u = s.up_vector
     n = i.size
@@ -197,7 +198,9 @@ def _between(mesh, smap, h, i, o, k, settings, classes):
     _ramps(mesh, smap, h, i, o, np.flatnonzero(step & (k > 1)), settings, classes,
            (kind, value, limit))
     step = step & (kind != 3)
-    return kind, value, limit, np.where(step[:, None], pi, point)
+    point = np.where(step[:, None], pi, point)
+    _gaps_within_reach(mesh, (i, o), h, settings, (kind, value, limit, point))
+    return kind, value, limit, point
 
 
 def _ramps(mesh, smap, h, i, o, rows, settings, classes, out) -> None:
@@ -291,7 +294,6 @@ def regions_causes(mesh, smap, h, members, outer, settings, moves=None) -> list:
     if not i.size:
         return out
     kind, value, limit, point = _between(mesh, smap, h, i, o, k, settings, smap.classes)
-    _gaps_within_reach(mesh, (i, o), h, settings, (kind, value, limit, point))
     reg = label[i]
     if moves is not None:
         moves.append((reg, i, o, d, kind, value))
@@ -342,13 +344,14 @@ def nearest_causes(mesh, smap, h, members, outer, settings) -> list:
     that one; () where either side has no free node. For a region whose border shows no
     reached floor within the columns searched (module docstring)."""
     far = np.flatnonzero(outer & (smap.state == FREE))
+    far_points = smap.stand[far]
     pairs = []
     for r, m in enumerate(members):
         m = m[smap.state[m] == FREE]
         if not far.size or not m.size:
             continue
         mp = smap.stand[m]
-        o = far[np.argmin(((smap.stand[far] - mp.mean(0)) ** 2).sum(1))]
+        o = far[np.argmin(((far_points - mp.mean(0)) ** 2).sum(1))]
         pairs.append((r, m[np.argmin(((mp - smap.stand[o]) ** 2).sum(1))], o))
     out: list = [()] * len(members)
     if not pairs:
@@ -359,7 +362,6 @@ def nearest_causes(mesh, smap, h, members, outer, settings) -> list:
     apart -= np.outer(apart @ u, u)
     k = np.maximum(np.rint(np.linalg.norm(apart, axis=1) / smap.grid.cell), 2).astype(np.int64)
     kind, value, limit, point = _between(mesh, smap, h, i, o, k, settings, smap.classes)
-    _gaps_within_reach(mesh, (i, o), h, settings, (kind, value, limit, point))
     for row, r in enumerate(reg):
         out[r] = _grouped(kind[row:row + 1], value[row:row + 1], limit[row:row + 1],
                           point[row:row + 1])

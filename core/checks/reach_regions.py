@@ -97,6 +97,11 @@ def explainer(mesh, smap, h, outer, eyes, settings, moves=None, links=None):
     region its border leaves without a cause is explained by its way in (``entry_causes``,
     with ``links``, the flood's moves: traps), else by the reached floor nearest it
     (``nearest_causes``)."""
+    reached = None
+    if links is not None:  # the trap's ways in start on reached floor
+        reached = np.zeros(smap.face.size, bool)
+        reached[eyes] = True
+
     def explain(members):
         if eyes.size < THREADED_EYES:
             seen = regions_visible(mesh, smap, members, eyes, settings)
@@ -109,30 +114,20 @@ def explainer(mesh, smap, h, outer, eyes, settings, moves=None, links=None):
                                         settings, moves)
                 seen = sight.result()
         causes = list(causes)
-        for fill in (_entries(links, eyes, smap.face.size), _nearest(mesh, outer)):
-            bare = [r for r, c in enumerate(causes) if not c]
-            if fill is None or not bare:
-                continue
-            for r, c in zip(bare, fill(smap, h, [members[r] for r in bare], settings),
-                            strict=True):
-                causes[r] = c
+        if links is not None:
+            _fill_bare(causes, members,
+                       lambda ms: entry_causes(smap, h, ms, links, settings, reached))
+        _fill_bare(causes, members,
+                   lambda ms: nearest_causes(mesh, smap, h, ms, outer, settings))
         causes += [()] * (len(members) - len(causes))
         return zip(causes, seen)
     return explain
 
 
-def _entries(links, reached, n):
-    """``entry_causes`` over the flood's moves ``links`` from the reached nodes ``reached``
-    (R,) of the map's ``n`` as a filler of bare regions (None without links)."""
-    if links is None:
-        return None
-    mask = np.zeros(n, bool)
-    mask[reached] = True
-    return lambda smap, h, members, settings: entry_causes(smap, h, members, links, settings,
-                                                           mask)
-
-
-def _nearest(mesh, outer):
-    """``nearest_causes`` towards the floor ``outer`` as a filler of bare regions."""
-    return lambda smap, h, members, settings: nearest_causes(mesh, smap, h, members, outer,
-                                                             settings)
+def _fill_bare(causes, members, find) -> None:
+    """Give the regions whose ``causes`` are () what ``find([members, ...])`` says of them
+    (a list of cause tuples, one per region given)."""
+    bare = [r for r, c in enumerate(causes) if not c]
+    if bare:
+        for r, c in zip(bare, find([members[r] for r in bare]), strict=True):
+            causes[r] = c

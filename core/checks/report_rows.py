@@ -192,7 +192,7 @@ def finding_row(listed, names: TriangleNames, bracket: bool = True) -> dict:
     row["size_unit"] = listed.size_unit if listed.size is not None else None
     row["where"] = None if listed.where is None else [float(x) for x in listed.where]
     row["count"] = int(listed.counted)
-    if getattr(listed, "cause", None) is not None:
+    if listed.cause is not None:
         row["cause"] = listed.cause
     if not bracket:
         return row
