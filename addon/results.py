@@ -381,7 +381,7 @@ def finding_rows(level, kind, listed, key) -> list[dict]:
         row.update(finding_fields(f, where=item.where, size=item.size,
                                   size_unit=item.size_unit, counted=item.counted,
                                   value=item.value))
-        if getattr(item, "cause", None) is not None:
+        if item.cause is not None:
             row["cause"] = json.dumps(item.cause)
         parts = [_part(level, g) for g in groups]
         if parts:
